@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce: software RoCEv2 RDMA device (out-of-tree kernel module).
+#
+#   make            build drivers/sroce/sroce.ko against KDIR
+#   make check      sparse (C=2) and a W=1 build; fails on any warning of ours
+#   make test       set-up, build, check, then the whole guest test suite
+#   make demo       set-up, build, boot a guest and show sroce0 at work
+#   make install    install the module for the running kernel (real hosts)
+#   make clean
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+CACHE := $(TOP)/.cache
+# The Debian kernel ABI the guest runs: resolved by scripts/setup.sh from the
+# linux-headers-amd64 metapackage, never hard-coded.
+ABI ?= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
+	sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
+KDIR ?= /usr/src/linux-headers-$(ABI)
+# make install targets the kernel this host runs.
+HOST_KDIR ?= /lib/modules/$(shell uname -r)/build
+
+KMAKE := $(MAKE) -C $(KDIR) M=$(TOP)
+
+.PHONY: all module check test demo install clean setup selftests-build
+
+all: module
+
+module:
+	$(KMAKE) modules
+
+setup:
+	$(TOP)/scripts/setup.sh
+
+check:
+	$(TOP)/scripts/check.sh $(KDIR)
+
+test: setup
+	$(MAKE) -C $(TOP) module
+	$(TOP)/scripts/test.sh
+
+demo: setup
+	$(MAKE) -C $(TOP) module
+	$(TOP)/scripts/vm-run.sh --timeout 600 scripts/demo-guest.sh
+
+install:
+	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules
+	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules_install
+	depmod -a $(shell uname -r)
+
+clean:
+	$(KMAKE) clean
+	$(MAKE) -C $(TOP)/selftests clean

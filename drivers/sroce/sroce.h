@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct sroce_dev: one software RoCEv2 device bound to one Ethernet netdev.
+ *
+ * Lifetime (see Documentation/lifetime.rst):
+ *  - created by the rdma link "newlink" op, published by ib_register_device();
+ *  - unregistered by "rdma link delete", by the netdev going away
+ *    (NETDEV_UNREGISTER) or by module unload; ib_core then calls
+ *    sroce_dealloc_driver() exactly once, which releases the netdev;
+ *  - the memory (embedded struct ib_device) stays pinned by the reference
+ *    that sroce's device list holds until the reaper has fenced the
+ *    unregistration, so module unload can never race a late unregister.
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#define SROCE_VERSION "0.1.0"
+
+struct sroce_dev {
+	struct ib_device ibdev;
+
+	/* Held from creation until sroce_dealloc_driver(). */
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+
+	/* Immutable after creation: what query_device reports. */
+	struct ib_device_attr attr;
+
+	/*
+	 * port_lock protects the port fields below. Taken in process
+	 * context (netdev notifier, query_port) and, later, from the
+	 * packet path (softirq), hence the _bh variants.
+	 */
+	spinlock_t port_lock;
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+
+	/*
+	 * Entry on the module's device list, protected by
+	 * sroce_devices_lock (process context only). @unregistered is set
+	 * by dealloc_driver and read by the reaper under the same lock.
+	 */
+	struct list_head list;
+	bool unregistered;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+#endif /* SROCE_H */
