@@ -29,6 +29,8 @@
 
 #include "sroce.h"
 #include "device.h"
+#include "mcast.h"
+#include "qp.h"
 #include "verbs.h"
 
 /*
@@ -180,7 +182,27 @@ static void sroce_init_ibdev(struct sroce_dev *sdev)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	sroce_verbs_init_attr(sdev);
-	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	sroce_verbs_set_ops(ibdev);
+}
+
+/* The numbered objects and their limits. */
+static void sroce_init_objects(struct sroce_dev *sdev)
+{
+	sroce_pool_init(&sdev->qp_pool, "qp", SROCE_MIN_QPN, SROCE_MAX_QPN,
+			SROCE_MAX_QP);
+	sroce_pool_init(&sdev->key_pool, "mr/mw", 1, 0xffffff,
+			SROCE_MAX_MR + SROCE_MAX_MW);
+	sroce_pool_init(&sdev->srq_pool, "srq", 1, 0xffffff, SROCE_MAX_SRQ);
+	sroce_pool_init(&sdev->ah_pool, "ah", 1, SROCE_MAX_AH, SROCE_MAX_AH);
+	sroce_mcast_init(&sdev->mcast);
+}
+
+static void sroce_destroy_objects(struct sroce_dev *sdev)
+{
+	sroce_pool_destroy(&sdev->ah_pool);
+	sroce_pool_destroy(&sdev->srq_pool);
+	sroce_pool_destroy(&sdev->key_pool);
+	sroce_pool_destroy(&sdev->qp_pool);
 }
 
 static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
@@ -206,6 +228,7 @@ static int sroce_dev_create(const char *ibdev_name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->ndev = ndev;
 	sroce_init_port(sdev);
+	sroce_init_objects(sdev);
 	sroce_init_ibdev(sdev);
 
 	err = sroce_register(sdev, ibdev_name);
@@ -223,6 +246,7 @@ static int sroce_dev_create(const char *ibdev_name, struct net_device *ndev)
 	return 0;
 
 err_put_ndev:
+	sroce_destroy_objects(sdev);
 	netdev_put(ndev, &sdev->ndev_tracker);
 	ib_dealloc_device(&sdev->ibdev);
 	return err;
@@ -266,6 +290,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	ibdev_info(ibdev, "removed from %s\n", netdev_name(sdev->ndev));
+	sroce_destroy_objects(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 
 	mutex_lock(&sroce_devices_lock);

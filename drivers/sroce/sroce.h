@@ -18,6 +18,10 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "mcast.h"
+#include "pool.h"
 
 #define SROCE_VERSION "0.1.0"
 
@@ -47,7 +51,48 @@ struct sroce_dev {
 	 */
 	struct list_head list;
 	bool unregistered;
+
+	/*
+	 * Numbered objects (pool.h). MRs and MWs share one pool so that an
+	 * lkey/rkey names exactly one of them: key = index << 8 | variant.
+	 */
+	struct sroce_pool qp_pool;	/* QPN: 1 (GSI), then 16 .. 2^24-1 */
+	struct sroce_pool key_pool;	/* MR and MW keys */
+	struct sroce_pool srq_pool;
+	struct sroce_pool ah_pool;	/* ah_num handed to the rxe provider */
+
+	/* Objects nothing looks up by number: counted against the limits. */
+	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_ucontext;
+	atomic_t num_mr;
+	atomic_t num_mw;
+
+	/* Low byte of the next MR/MW key; any value is fine, it only varies. */
+	atomic_t key_variant;
+
+	struct sroce_mcast_table mcast;
 };
+
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/* The user context a verb was called from, or NULL for kernel callers. */
+static inline struct ib_ucontext *sroce_uctx(struct ib_udata *udata)
+{
+	return udata ? rdma_udata_to_uverbs_attr_bundle(udata)->context : NULL;
+}
+
+/* Take one unit of a counted resource, or fail at the device limit. */
+static inline bool sroce_charge(atomic_t *count, int limit)
+{
+	if (atomic_inc_return(count) > limit) {
+		atomic_dec(count);
+		return false;
+	}
+	return true;
+}
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {

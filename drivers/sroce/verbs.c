@@ -14,14 +14,19 @@
 #include <sroce/params.h>
 
 #include "sroce.h"
+#include "av.h"
+#include "cq.h"
 #include "device.h"
+#include "mcast.h"
+#include "mr.h"
+#include "mw.h"
+#include "pd.h"
+#include "qp.h"
+#include "queue.h"
+#include "srq.h"
 #include "verbs.h"
 
 #define SROCE_UVERBS_ABI_VERSION	2
-
-struct sroce_ucontext {
-	struct ib_ucontext ibuc;
-};
 
 void sroce_verbs_init_attr(struct sroce_dev *sdev)
 {
@@ -140,11 +145,16 @@ static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = to_sdev(ibuc->device);
+
+	if (!sroce_charge(&sdev->num_ucontext, SROCE_MAX_UCONTEXT))
+		return -ENOMEM;
 	return 0;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	atomic_dec(&to_sdev(ibuc->device)->num_ucontext);
 }
 
 /*
@@ -156,7 +166,7 @@ static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-const struct ib_device_ops sroce_dev_ops = {
+static const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
@@ -168,9 +178,28 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
+
+/*
+ * Each object file owns the verbs of its object; ib_set_device_ops()
+ * merges the tables.
+ */
+void sroce_verbs_set_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ib_set_device_ops(ibdev, &sroce_pd_ops);
+	ib_set_device_ops(ibdev, &sroce_ah_ops);
+	ib_set_device_ops(ibdev, &sroce_mr_ops);
+	ib_set_device_ops(ibdev, &sroce_mw_ops);
+	ib_set_device_ops(ibdev, &sroce_cq_ops);
+	ib_set_device_ops(ibdev, &sroce_srq_ops);
+	ib_set_device_ops(ibdev, &sroce_qp_ops);
+	ib_set_device_ops(ibdev, &sroce_mcast_ops);
+}

@@ -10,8 +10,7 @@
 
 struct sroce_dev;
 
-extern const struct ib_device_ops sroce_dev_ops;
-
 void sroce_verbs_init_attr(struct sroce_dev *sdev);
+void sroce_verbs_set_ops(struct ib_device *ibdev);
 
 #endif /* SROCE_VERBS_H */

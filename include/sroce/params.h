@@ -27,6 +27,7 @@
 #define SROCE_MAX_MR			(1 << 19)
 #define SROCE_MAX_MW			(1 << 19)
 #define SROCE_MAX_PD			(1 << 20)
+#define SROCE_MAX_UCONTEXT		(1 << 20)
 #define SROCE_MAX_AH			((1 << 15) - 1)
 #define SROCE_MAX_SRQ			(1 << 20)
 #define SROCE_MAX_SRQ_WR		(1 << 20)
@@ -40,6 +41,7 @@
 #define SROCE_MAX_FAST_REG_PAGES	512
 #define SROCE_MAX_PKEYS			64
 #define SROCE_LOCAL_CA_ACK_DELAY	15
+#define SROCE_MAX_MR_SIZE		(~0ULL)
 #define SROCE_MAX_MSG_SIZE		(1u << 31)
 
 #define SROCE_PORT_GID_TBL_LEN		1024

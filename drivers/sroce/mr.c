@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions.
+ *
+ * Three kinds: the kernel DMA MR (ib_alloc_pd() asks for it; with virtual
+ * DMA its addresses are kernel virtual addresses), user MRs over pinned
+ * pages, and fast-registration MRs whose pages a kernel consumer supplies
+ * with map_mr_sg() and activates with an IB_WR_REG_MR work request.
+ *
+ * The memory of an MR is ours: dereg unpublishes the key, waits for every
+ * holder (the packet path holds a reference while it copies) and frees.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <sroce/params.h>
+
+#include "sroce.h"
+#include "mr.h"
+
+/* Access flags sroce implements; the optional ones are hints it may ignore. */
+#define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
+
+/* A fresh key for pool index @index: the low byte varies per object. */
+u32 sroce_next_key(struct sroce_dev *sdev, u32 index)
+{
+	return index << 8 | (atomic_inc_return(&sdev->key_variant) & 0xff);
+}
+
+/**
+ * sroce_key_get - find the MR or MW an lkey/rkey names
+ * @sdev: the device
+ * @key: untrusted key
+ *
+ * Context: any.
+ * Return: the object with a reference held, or NULL when no live object
+ * has exactly this key.
+ */
+struct sroce_keyed *sroce_key_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_pool_elem *elem = sroce_pool_get(&sdev->key_pool, key >> 8);
+	struct sroce_keyed *k;
+
+	if (!elem)
+		return NULL;
+	k = container_of(elem, struct sroce_keyed, elem);
+	if (READ_ONCE(k->key) != key) {
+		sroce_pool_put(elem);
+		return NULL;
+	}
+	return k;
+}
+
+void sroce_key_put(struct sroce_keyed *k)
+{
+	sroce_pool_put(&k->elem);
+}
+
+/* The MR an lkey or rkey names, referenced; NULL for MWs and bad keys. */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_keyed *k = sroce_key_get(sdev, key);
+
+	if (!k)
+		return NULL;
+	if (k->kind != SROCE_KEY_MR) {
+		sroce_key_put(k);
+		return NULL;
+	}
+	return container_of(k, struct sroce_mr, key);
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	sroce_key_put(&mr->key);
+}
+
+/**
+ * sroce_mr_check - may @length bytes at @iova be accessed as @access?
+ * @mr: a referenced MR
+ * @pd: the PD of the QP asking
+ * @iova: first byte, untrusted
+ * @length: untrusted
+ * @access: IB_ACCESS_* bits the operation needs (0 for a local read)
+ *
+ * The range is checked without any u64 wrap-around: [iova, iova + length)
+ * must lie inside [mr iova, mr iova + mr length).
+ *
+ * Context: any.
+ * Return: 0, or -EACCES for a bad state, PD or access, -ERANGE for a bad
+ * range.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
+		   u64 length, int access)
+{
+	u64 start = mr->ibmr.iova, len = mr->ibmr.length;
+
+	if (READ_ONCE(mr->state) != SROCE_MR_VALID || mr->ibmr.pd != pd)
+		return -EACCES;
+	if ((READ_ONCE(mr->access) & access) != access)
+		return -EACCES;
+	if (mr->type == SROCE_MR_DMA)
+		return 0;
+	if (iova < start || iova - start > len || length > len - (iova - start))
+		return -ERANGE;
+	return 0;
+}
+
+/* Kernel address and contiguous bytes at @iova of a checked MR. */
+static void *sroce_mr_block(struct sroce_mr *mr, u64 iova, u32 *avail,
+			    struct page **page)
+{
+	u64 off;
+
+	*page = NULL;
+	switch (mr->type) {
+	case SROCE_MR_DMA:
+		*avail = U32_MAX;
+		return (void *)(uintptr_t)iova;
+	case SROCE_MR_USER:
+		off = iova - mr->ibmr.iova + mr->first_offset;
+		*page = mr->pages[off >> PAGE_SHIFT];
+		*avail = PAGE_SIZE - offset_in_page(off);
+		return NULL;
+	case SROCE_MR_FAST_REG: {
+		u64 psz = mr->ibmr.page_size;
+
+		off = iova - (mr->ibmr.iova & ~(psz - 1));
+		*avail = psz - (off & (psz - 1));
+		return (void *)(uintptr_t)(mr->blocks[off / psz] + (off & (psz - 1)));
+	}
+	}
+	return NULL;
+}
+
+/**
+ * sroce_mr_copy - copy between a kernel buffer and registered memory
+ * @mr: a referenced MR on which sroce_mr_check() passed for this range
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @length: bytes
+ * @dir: SROCE_TO_MR or SROCE_FROM_MR
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
+		  enum sroce_copy_dir dir)
+{
+	while (length) {
+		struct page *page;
+		u32 avail;
+		void *va = sroce_mr_block(mr, iova, &avail, &page);
+		u32 n = min(avail, length);
+
+		if (page)
+			va = kmap_local_page(page) + offset_in_page(iova -
+				mr->ibmr.iova + mr->first_offset);
+		if (dir == SROCE_TO_MR)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		if (page)
+			kunmap_local(va);
+		iova += n;
+		buf += n;
+		length -= n;
+	}
+	return 0;
+}
+
+static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
+				       enum sroce_mr_type type, int access)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (!sroce_charge(&sdev->num_mr, SROCE_MAX_MR))
+		return ERR_PTR(-ENOMEM);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_uncharge;
+	}
+	err = sroce_pool_reserve(&sdev->key_pool, &mr->key.elem, GFP_KERNEL);
+	if (err)
+		goto err_free;
+	mr->key.kind = SROCE_KEY_MR;
+	mr->key.key = sroce_next_key(sdev, mr->key.elem.index);
+	mr->ibmr.lkey = mr->key.key;
+	mr->ibmr.rkey = mr->key.key;
+	mr->type = type;
+	mr->access = access;
+	atomic_set(&mr->num_mw, 0);
+	return mr;
+
+err_free:
+	kfree(mr);
+err_uncharge:
+	atomic_dec(&sdev->num_mr);
+	return ERR_PTR(err);
+}
+
+/* Undo sroce_mr_alloc() and everything attached to the MR since. */
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
+
+	sroce_pool_unpublish(&sdev->key_pool, &mr->key.elem);
+	sroce_pool_drop_and_wait(&mr->key.elem);
+	kvfree(mr->pages);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kfree(mr->blocks);
+	kfree(mr);
+	atomic_dec(&sdev->num_mr);
+}
+
+static void sroce_mr_publish(struct sroce_mr *mr, struct ib_pd *ibpd)
+{
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	sroce_pool_publish(&to_sdev(ibpd->device)->key_pool, &mr->key.elem);
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr = sroce_mr_alloc(ibpd, SROCE_MR_DMA, access);
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	mr->state = SROCE_MR_VALID;
+	sroce_mr_publish(mr, ibpd);
+	return &mr->ibmr;
+}
+
+/* Record the pinned pages so that any byte can be found in O(1). */
+static int sroce_mr_map_umem(struct sroce_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter iter;
+	unsigned int n = 0;
+
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (n == mr->npages)
+			return -EFAULT;
+		mr->pages[n++] = sg_page_iter_page(&iter);
+	}
+	if (n != mr->npages)
+		return -EFAULT;
+	mr->first_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+static int sroce_check_reg_args(u64 start, u64 length, u64 iova, int access)
+{
+	if (access & ~SROCE_MR_ACCESS)
+		return -EOPNOTSUPP;
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    iova + length < iova || start + length < start)
+		return -EINVAL;
+	return 0;
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_check_reg_args(start, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = sroce_mr_alloc(ibpd, SROCE_MR_USER, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err_free;
+	}
+	err = sroce_mr_map_umem(mr);
+	if (err)
+		goto err_free;
+
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	mr->state = SROCE_MR_VALID;
+	sroce_mr_publish(mr, ibpd);
+	return &mr->ibmr;
+
+err_free:
+	sroce_mr_free(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * rdma_rxe 6.1 has no rereg. PD and access changes happen in place (ib_core
+ * moves the PD reference); a new translation gets a new MR, which ib_core
+ * swaps in for the old one.
+ */
+static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *pd,
+					 struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (flags & IB_MR_REREG_TRANS)
+		return sroce_reg_user_mr(pd, start, length, iova, access, udata);
+	if (access & ~SROCE_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic_read(&mr->num_mw) && !(access & IB_ACCESS_MW_BIND))
+		return ERR_PTR(-EBUSY);
+	WRITE_ONCE(mr->access, access);
+	return NULL;
+}
+
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(ibpd, SROCE_MR_FAST_REG, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->blocks = kcalloc(max_num_sg, sizeof(*mr->blocks), GFP_KERNEL);
+	if (!mr->blocks) {
+		sroce_mr_free(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_blocks = max_num_sg;
+	mr->state = SROCE_MR_INVALID;
+	sroce_mr_publish(mr, ibpd);
+	return &mr->ibmr;
+}
+
+static int sroce_set_block(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->nblocks == mr->max_blocks)
+		return -ENOMEM;
+	mr->blocks[mr->nblocks++] = addr;
+	return 0;
+}
+
+/*
+ * Record the pages of a fast-registration MR. The MR only becomes valid
+ * when the consumer posts IB_WR_REG_MR for it.
+ */
+static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	mr->nblocks = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_block);
+}
+
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	/* A window bound to the MR would point into freed memory. */
+	if (atomic_read(&mr->num_mw))
+		return -EBUSY;
+	sroce_mr_free(mr);
+	return 0;
+}
+
+const struct ib_device_ops sroce_mr_ops = {
+	.alloc_mr = sroce_alloc_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.get_dma_mr = sroce_get_dma_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
+};

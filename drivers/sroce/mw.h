@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory windows, type 1 and type 2. A window is bound to a range of an MR
+ * by a work request (bind_mw / IB_WR_BIND_MW), which the transport runs;
+ * this file owns the object and its key.
+ */
+#ifndef SROCE_MW_H
+#define SROCE_MW_H
+
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "mr.h"
+
+struct sroce_qp;
+
+enum sroce_mw_state {
+	SROCE_MW_FREE,		/* allocated, not bound */
+	SROCE_MW_VALID,		/* bound to @mr */
+	SROCE_MW_INVALID,	/* invalidated; may be bound again */
+};
+
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_keyed key;
+	/* lock protects the binding below; taken from any context */
+	spinlock_t lock;
+	enum sroce_mw_state state;
+	struct sroce_mr *mr;		/* referenced while bound */
+	struct sroce_qp *qp;		/* type 2: the QP it is bound to */
+	u64 addr;
+	u64 length;
+	int access;
+};
+
+static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
+void sroce_mw_unbind(struct sroce_mw *mw);
+
+extern const struct ib_device_ops sroce_mw_ops;
+
+#endif /* SROCE_MW_H */

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the sroce guest tests. Source selftests/lib.sh first.
+# These run inside the guest, as root, on the harness' eth0 (192.0.2.1/24).
+
+SROCE_SYSFS=/sys/class/infiniband
+
+# Load what udev would load on a real host, then sroce.
+sroce_load() {
+	modprobe ib_uverbs && modprobe rdma_ucm && modprobe sroce
+}
+
+# Delete every sroce link, then unload the module if it is loaded.
+sroce_reset() {
+	local dev
+	for dev in $(sroce_devices); do
+		rdma link delete "$dev" 2>/dev/null || true
+	done
+	if lsmod | grep -q '^sroce '; then
+		rmmod sroce
+	fi
+}
+
+# Names of the RDMA devices whose link type is ours (driver "sroce" is not
+# visible in sysfs; the node description we set is).
+sroce_devices() {
+	local d
+	for d in "$SROCE_SYSFS"/*; do
+		[ -e "$d/node_desc" ] || continue
+		[ "$(cat "$d/node_desc")" = sroce ] && basename "$d"
+	done
+	return 0
+}
+
+sroce_dev_exists() {
+	[ -d "$SROCE_SYSFS/$1" ]
+}
+
+sroce_dev_gone() {
+	! sroce_dev_exists "$1"
+}
+
+# "4: ACTIVE" -> ACTIVE
+sroce_port_state() {
+	local s
+	s=$(cat "$SROCE_SYSFS/$1/ports/1/state" 2>/dev/null) || return 1
+	echo "${s#*: }"
+}
+
+# Active MTU in bytes, as ibv_devinfo (through the rxe provider) reports it.
+sroce_active_mtu() {
+	ibv_devinfo -d "$1" | awk '/active_mtu:/ { print $2; exit }'
+}
+
+# Does the port's GID table hold GID $2 (sysfs notation) as a RoCE v2 GID?
+sroce_has_rocev2_gid() {
+	local dev=$1 want=$2 g i
+	for g in "$SROCE_SYSFS/$dev"/ports/1/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		[ "$(cat "$SROCE_SYSFS/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] && return 0
+	done
+	return 1
+}
+
+sroce_lacks_gid() {
+	! sroce_has_rocev2_gid "$@"
+}
+
+# EUI-64 from a MAC, in the xxxx:xxxx:xxxx:xxxx form of sysfs and ibv_devinfo.
+mac_to_guid() {
+	local IFS=: b
+	read -r -a b <<<"$1"
+	printf '%02x%s:%sff:fe%s:%s%s\n' $((0x${b[0]} ^ 2)) "${b[1]}" "${b[2]}" "${b[3]}" "${b[4]}" "${b[5]}"
+}
+
+# The sysfs notation of the IPv6 link-local GID derived from a MAC.
+mac_to_ll_gid() {
+	echo "fe80:0000:0000:0000:$(mac_to_guid "$1")"
+}
+
+# Put a marker in the kernel log and print lines logged after it later.
+kmsg_mark() {
+	SROCE_KMSG_MARK="sroce-selftest-mark-$RANDOM$RANDOM"
+	echo "$SROCE_KMSG_MARK" >/dev/kmsg
+}
+
+kmsg_since_mark() {
+	dmesg | sed -n "/$SROCE_KMSG_MARK/,\$p"
+}
+
+# rdma link output, for before/after comparisons of refused requests.
+rdma_links() {
+	rdma link show 2>&1 | sort
+}
