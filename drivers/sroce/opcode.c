@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The opcode table (IBTA Vol. 1, chapter 9: "Transport Layer", the opcode
+ * list and the header sequence of each packet type) and the choice of
+ * opcode for each packet of a message.
+ *
+ * Every entry lists only which ETHs its opcode carries; the offsets and the
+ * header length are computed from that list at build time, so they cannot
+ * disagree with it.
+ */
+#include "opcode.h"
+
+const u8 sroce_eth_len[SROCE_NUM_ETHS] = {
+	[SROCE_ETH_RDETH]	= SROCE_RDETH_LEN,
+	[SROCE_ETH_DETH]	= SROCE_DETH_LEN,
+	[SROCE_ETH_RETH]	= SROCE_RETH_LEN,
+	[SROCE_ETH_ATMETH]	= SROCE_ATMETH_LEN,
+	[SROCE_ETH_AETH]	= SROCE_AETH_LEN,
+	[SROCE_ETH_ATMACK]	= SROCE_ATMACK_LEN,
+	[SROCE_ETH_IMMDT]	= SROCE_IMMDT_LEN,
+	[SROCE_ETH_IETH]	= SROCE_IETH_LEN,
+};
+
+/* Length of ETH @eth if it comes before ETH @upto and @flags has it. */
+#define SROCE_ETH_BEFORE(flags, upto, eth, len) \
+	((eth) < (upto) && ((flags) & SROCE_OPF_ETH(eth)) ? (len) : 0)
+
+/* Offset from the BTH of where ETH @upto goes (or the payload, if last). */
+#define SROCE_ETH_START(flags, upto) (SROCE_BTH_LEN +			\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_RDETH, SROCE_RDETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_DETH, SROCE_DETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_RETH, SROCE_RETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_ATMETH, SROCE_ATMETH_LEN) + \
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_AETH, SROCE_AETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_ATMACK, SROCE_ATMACK_LEN) + \
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_IMMDT, SROCE_IMMDT_LEN) +	\
+	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_IETH, SROCE_IETH_LEN))
+
+#define SROCE_ETH_OFFSET(flags, eth) \
+	(((flags) & SROCE_OPF_ETH(eth)) ? SROCE_ETH_START(flags, eth) : 0)
+
+#define SROCE_OPCODE(op, qpts, opflags)					\
+	[SROCE_OP_##op] = {						\
+		.name = #op,						\
+		.flags = (opflags),					\
+		.qp_types = (qpts),					\
+		.hdr_len = SROCE_ETH_START(opflags, SROCE_NUM_ETHS),	\
+		.offset = {						\
+			[SROCE_ETH_RDETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_RDETH), \
+			[SROCE_ETH_DETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_DETH), \
+			[SROCE_ETH_RETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_RETH), \
+			[SROCE_ETH_ATMETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_ATMETH), \
+			[SROCE_ETH_AETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_AETH), \
+			[SROCE_ETH_ATMACK] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_ATMACK), \
+			[SROCE_ETH_IMMDT] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_IMMDT), \
+			[SROCE_ETH_IETH] =				\
+				SROCE_ETH_OFFSET(opflags, SROCE_ETH_IETH), \
+		},							\
+	}
+
+/* Requests. RC requests stay on the requester until acknowledged. */
+#define SROCE_RC_REQ	(SROCE_OPF_REQ | SROCE_OPF_ACK_REQUIRED)
+#define SROCE_UC_REQ	SROCE_OPF_REQ
+#define SROCE_UD_REQ	SROCE_OPF_REQ
+
+#define SROCE_SEND	(SROCE_OPF_SEND | SROCE_OPF_PAYLOAD)
+#define SROCE_WRITE	(SROCE_OPF_WRITE | SROCE_OPF_PAYLOAD)
+#define SROCE_READ_RESP	(SROCE_OPF_RESP | SROCE_OPF_PAYLOAD)
+
+/* What each SEND and RDMA WRITE packet carries, on RC and UC alike. */
+#define SROCE_SEND_FIRST	(SROCE_SEND | SROCE_OPF_FIRST)
+#define SROCE_SEND_MIDDLE	(SROCE_SEND | SROCE_OPF_MIDDLE)
+#define SROCE_SEND_LAST		(SROCE_SEND | SROCE_OPF_LAST)
+#define SROCE_SEND_LAST_IMM	(SROCE_SEND_LAST | SROCE_OPF_IMMDT)
+#define SROCE_SEND_ONLY		(SROCE_SEND | SROCE_OPF_ONLY)
+#define SROCE_SEND_ONLY_IMM	(SROCE_SEND_ONLY | SROCE_OPF_IMMDT)
+#define SROCE_WRITE_FIRST	(SROCE_WRITE | SROCE_OPF_FIRST | SROCE_OPF_RETH)
+#define SROCE_WRITE_MIDDLE	(SROCE_WRITE | SROCE_OPF_MIDDLE)
+#define SROCE_WRITE_LAST	(SROCE_WRITE | SROCE_OPF_LAST)
+#define SROCE_WRITE_LAST_IMM	(SROCE_WRITE_LAST | SROCE_OPF_IMMDT)
+#define SROCE_WRITE_ONLY	(SROCE_WRITE | SROCE_OPF_ONLY | SROCE_OPF_RETH)
+#define SROCE_WRITE_ONLY_IMM	(SROCE_WRITE_ONLY | SROCE_OPF_IMMDT)
+
+/*
+ * What each of the 256 BTH opcode values means, indexed by the opcode
+ * byte. Unknown opcodes (RD, CNP, reserved, FLUSH and anything else sroce
+ * does not implement) are all-zero entries.
+ */
+const struct sroce_opcode_info sroce_opcode_table[SROCE_NUM_OPCODES] = {
+	SROCE_OPCODE(RC_SEND_FIRST, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_FIRST),
+	SROCE_OPCODE(RC_SEND_MIDDLE, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_MIDDLE),
+	SROCE_OPCODE(RC_SEND_LAST, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_LAST),
+	SROCE_OPCODE(RC_SEND_LAST_IMM, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_LAST_IMM),
+	SROCE_OPCODE(RC_SEND_ONLY, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_ONLY),
+	SROCE_OPCODE(RC_SEND_ONLY_IMM, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND_ONLY_IMM),
+	SROCE_OPCODE(RC_WRITE_FIRST, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_FIRST),
+	SROCE_OPCODE(RC_WRITE_MIDDLE, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_MIDDLE),
+	SROCE_OPCODE(RC_WRITE_LAST, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_LAST),
+	SROCE_OPCODE(RC_WRITE_LAST_IMM, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_LAST_IMM),
+	SROCE_OPCODE(RC_WRITE_ONLY, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_ONLY),
+	SROCE_OPCODE(RC_WRITE_ONLY_IMM, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_WRITE_ONLY_IMM),
+	SROCE_OPCODE(RC_READ_REQUEST, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_OPF_READ | SROCE_OPF_ONLY |
+		     SROCE_OPF_RETH),
+	SROCE_OPCODE(RC_READ_RESPONSE_FIRST, SROCE_QPT_RC,
+		     SROCE_READ_RESP | SROCE_OPF_FIRST | SROCE_OPF_AETH),
+	SROCE_OPCODE(RC_READ_RESPONSE_MIDDLE, SROCE_QPT_RC,
+		     SROCE_READ_RESP | SROCE_OPF_MIDDLE),
+	SROCE_OPCODE(RC_READ_RESPONSE_LAST, SROCE_QPT_RC,
+		     SROCE_READ_RESP | SROCE_OPF_LAST | SROCE_OPF_AETH),
+	SROCE_OPCODE(RC_READ_RESPONSE_ONLY, SROCE_QPT_RC,
+		     SROCE_READ_RESP | SROCE_OPF_ONLY | SROCE_OPF_AETH),
+	SROCE_OPCODE(RC_ACKNOWLEDGE, SROCE_QPT_RC,
+		     SROCE_OPF_RESP | SROCE_OPF_ACK | SROCE_OPF_ONLY |
+		     SROCE_OPF_AETH),
+	SROCE_OPCODE(RC_ATOMIC_ACKNOWLEDGE, SROCE_QPT_RC,
+		     SROCE_OPF_RESP | SROCE_OPF_ACK | SROCE_OPF_ONLY |
+		     SROCE_OPF_AETH | SROCE_OPF_ATMACK),
+	SROCE_OPCODE(RC_COMPARE_SWAP, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY |
+		     SROCE_OPF_ATMETH),
+	SROCE_OPCODE(RC_FETCH_ADD, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY |
+		     SROCE_OPF_ATMETH),
+	SROCE_OPCODE(RC_SEND_LAST_INV, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND | SROCE_OPF_LAST |
+		     SROCE_OPF_IETH),
+	SROCE_OPCODE(RC_SEND_ONLY_INV, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_SEND | SROCE_OPF_ONLY |
+		     SROCE_OPF_IETH),
+	SROCE_OPCODE(RC_ATOMIC_WRITE, SROCE_QPT_RC,
+		     SROCE_RC_REQ | SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_PAYLOAD |
+		     SROCE_OPF_ONLY | SROCE_OPF_RETH),
+
+	SROCE_OPCODE(UC_SEND_FIRST, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_FIRST),
+	SROCE_OPCODE(UC_SEND_MIDDLE, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_MIDDLE),
+	SROCE_OPCODE(UC_SEND_LAST, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_LAST),
+	SROCE_OPCODE(UC_SEND_LAST_IMM, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_LAST_IMM),
+	SROCE_OPCODE(UC_SEND_ONLY, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_ONLY),
+	SROCE_OPCODE(UC_SEND_ONLY_IMM, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_SEND_ONLY_IMM),
+	SROCE_OPCODE(UC_WRITE_FIRST, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_FIRST),
+	SROCE_OPCODE(UC_WRITE_MIDDLE, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_MIDDLE),
+	SROCE_OPCODE(UC_WRITE_LAST, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_LAST),
+	SROCE_OPCODE(UC_WRITE_LAST_IMM, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_LAST_IMM),
+	SROCE_OPCODE(UC_WRITE_ONLY, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_ONLY),
+	SROCE_OPCODE(UC_WRITE_ONLY_IMM, SROCE_QPT_UC,
+		     SROCE_UC_REQ | SROCE_WRITE_ONLY_IMM),
+
+	SROCE_OPCODE(UD_SEND_ONLY, SROCE_QPT_UD,
+		     SROCE_UD_REQ | SROCE_SEND | SROCE_OPF_ONLY |
+		     SROCE_OPF_DETH),
+	SROCE_OPCODE(UD_SEND_ONLY_IMM, SROCE_QPT_UD,
+		     SROCE_UD_REQ | SROCE_SEND | SROCE_OPF_ONLY |
+		     SROCE_OPF_DETH | SROCE_OPF_IMMDT),
+};
+
+/* Operation codes (low 5 bits) of one message's packets, by position. */
+enum sroce_pos {
+	SROCE_POS_FIRST,
+	SROCE_POS_MIDDLE,
+	SROCE_POS_LAST,
+	SROCE_POS_ONLY,
+	SROCE_NUM_POS
+};
+
+/* No packet of this kind at this position (never a valid opcode). */
+#define SROCE_OP_NONE	0xff
+
+#define SROCE_SINGLE(op) \
+	{ SROCE_OP_NONE, SROCE_OP_NONE, SROCE_OP_NONE, SROCE_OP_RC_##op }
+
+static const u8 sroce_msg_opcodes[SROCE_NUM_WR_OPS][SROCE_NUM_POS] = {
+	[SROCE_WR_SEND] = {
+		SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_MIDDLE,
+		SROCE_OP_RC_SEND_LAST, SROCE_OP_RC_SEND_ONLY,
+	},
+	[SROCE_WR_SEND_WITH_IMM] = {
+		SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_MIDDLE,
+		SROCE_OP_RC_SEND_LAST_IMM, SROCE_OP_RC_SEND_ONLY_IMM,
+	},
+	[SROCE_WR_SEND_WITH_INV] = {
+		SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_MIDDLE,
+		SROCE_OP_RC_SEND_LAST_INV, SROCE_OP_RC_SEND_ONLY_INV,
+	},
+	[SROCE_WR_RDMA_WRITE] = {
+		SROCE_OP_RC_WRITE_FIRST, SROCE_OP_RC_WRITE_MIDDLE,
+		SROCE_OP_RC_WRITE_LAST, SROCE_OP_RC_WRITE_ONLY,
+	},
+	[SROCE_WR_RDMA_WRITE_WITH_IMM] = {
+		SROCE_OP_RC_WRITE_FIRST, SROCE_OP_RC_WRITE_MIDDLE,
+		SROCE_OP_RC_WRITE_LAST_IMM, SROCE_OP_RC_WRITE_ONLY_IMM,
+	},
+	[SROCE_WR_RDMA_READ] = SROCE_SINGLE(READ_REQUEST),
+	[SROCE_WR_ATOMIC_CMP_AND_SWP] = SROCE_SINGLE(COMPARE_SWAP),
+	[SROCE_WR_ATOMIC_FETCH_AND_ADD] = SROCE_SINGLE(FETCH_ADD),
+	[SROCE_WR_ATOMIC_WRITE] = SROCE_SINGLE(ATOMIC_WRITE),
+	[SROCE_WR_READ_RESP] = {
+		SROCE_OP_RC_READ_RESPONSE_FIRST,
+		SROCE_OP_RC_READ_RESPONSE_MIDDLE,
+		SROCE_OP_RC_READ_RESPONSE_LAST,
+		SROCE_OP_RC_READ_RESPONSE_ONLY,
+	},
+};
+
+/**
+ * sroce_opcode_select() - opcode of one packet of a message
+ * @qpt: type of the sending QP, exactly one SROCE_QPT_* value
+ * @op: what the message is
+ * @first: the packet is the first of the message
+ * @last: the packet is the last of the message (both for a single packet)
+ *
+ * RDMA READ requests and the atomics are always a single packet; UD sends
+ * fit in one packet; READ responses and everything but SENDs and WRITEs
+ * exist only on RC; SEND with invalidate exists only on RC.
+ *
+ * Context: any.
+ * Return: the opcode (0-255), or -EINVAL if @qpt cannot send such a packet.
+ */
+int sroce_opcode_select(enum sroce_qpt qpt, enum sroce_wr_op op, bool first,
+			bool last)
+{
+	enum sroce_pos pos;
+	u8 code;
+
+	if ((unsigned int)op >= SROCE_NUM_WR_OPS)
+		return -EINVAL;
+
+	if (first)
+		pos = last ? SROCE_POS_ONLY : SROCE_POS_FIRST;
+	else
+		pos = last ? SROCE_POS_LAST : SROCE_POS_MIDDLE;
+
+	code = sroce_msg_opcodes[op][pos];
+	if (code == SROCE_OP_NONE)
+		return -EINVAL;
+
+	switch (qpt) {
+	case SROCE_QPT_RC:
+		code |= SROCE_OP_RC;
+		break;
+	case SROCE_QPT_UC:
+		code |= SROCE_OP_UC;
+		break;
+	case SROCE_QPT_UD:
+		code |= SROCE_OP_UD;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	/* The table decides which combinations exist (UD: ONLY sends). */
+	if (!sroce_opcode_valid_for(code, qpt))
+		return -EINVAL;
+	return code;
+}
