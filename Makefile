@@ -47,6 +47,7 @@ install:
 	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules_install
 	depmod -a $(shell uname -r)
 
+# Kbuild's clean would also delete the guest kernel's modules under .cache/.
 clean:
-	$(KMAKE) clean
+	$(MAKE) -C $(KDIR) M=$(TOP)/drivers/sroce clean
 	$(MAKE) -C $(TOP)/selftests clean

@@ -93,3 +93,10 @@ kmsg_since_mark() {
 rdma_links() {
 	rdma link show 2>&1 | sort
 }
+
+# Object counts of a device as ib_core's restrack sees them, e.g.
+# "pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0". Kernel consumers (ib_mad's
+# QP1) own some, so tests compare before and after.
+sroce_res_counts() {
+	rdma resource show "$1" 2>/dev/null | sed -n "s/^[0-9]*: $1: //p"
+}

@@ -28,19 +28,21 @@ ktap_check "uverbs ABI version is 2" \
 
 info=$(ibv_devinfo -v -d sroce0 2>&1)
 echo "$info" | sed 's/^/# /' | head -60
+info_has() {
+	grep -q "$1" <<<"$info"
+}
 ktap_check "ibv_devinfo opens sroce0 through the provider" \
 	bash -c "ibv_devinfo -d sroce0 >/dev/null"
-ktap_check "port is PORT_ACTIVE" grep -q "state:.*PORT_ACTIVE (4)" <<<"$info"
-ktap_check "link layer is Ethernet" grep -q "link_layer:.*Ethernet" <<<"$info"
-ktap_check "node GUID $guid derived from MAC $mac" grep -q "node_guid:.*$guid" <<<"$info"
+ktap_check "port is PORT_ACTIVE" info_has "state:.*PORT_ACTIVE (4)"
+ktap_check "link layer is Ethernet" info_has "link_layer:.*Ethernet"
+ktap_check "node GUID $guid derived from MAC $mac" info_has "node_guid:.*$guid"
 ktap_check "active MTU 1024 for netdev MTU 1500" \
 	test "$(sroce_active_mtu sroce0)" = 1024
-ktap_check "max MTU 4096" grep -q "max_mtu:.*4096 (5)" <<<"$info"
+ktap_check "max MTU 4096" info_has "max_mtu:.*4096 (5)"
 limits_ok() {
-	grep -q 'vendor_id:.*0xffffff' <<<"$info" &&
-		grep -q 'max_qp:.*1048576' <<<"$info" &&
-		grep -q 'max_sge:.*32' <<<"$info" &&
-		grep -q 'max_cqe:.*1048575' <<<"$info"
+	info_has 'vendor_id:.*0xffffff' && info_has 'max_qp:.*1048576' &&
+		info_has 'max_sge:.*32' && info_has 'max_cqe:.*1048575' &&
+		info_has 'fw_ver:.*0\.1\.0'
 }
 ktap_check "vendor id and limits reported" limits_ok
 

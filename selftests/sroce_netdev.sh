@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
-ktap_plan 27
+ktap_plan 28
 
 sroce_reset
 sroce_load

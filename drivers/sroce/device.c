@@ -29,6 +29,7 @@
 
 #include "sroce.h"
 #include "device.h"
+#include "counters.h"
 #include "mcast.h"
 #include "qp.h"
 #include "verbs.h"
@@ -203,6 +204,7 @@ static void sroce_destroy_objects(struct sroce_dev *sdev)
 	sroce_pool_destroy(&sdev->srq_pool);
 	sroce_pool_destroy(&sdev->key_pool);
 	sroce_pool_destroy(&sdev->qp_pool);
+	free_percpu(sdev->counters);
 }
 
 static int sroce_register(struct sroce_dev *sdev, const char *ibdev_name)
@@ -223,6 +225,11 @@ static int sroce_dev_create(const char *ibdev_name, struct net_device *ndev)
 	sdev = ib_alloc_device(sroce_dev, ibdev);
 	if (!sdev)
 		return -ENOMEM;
+	sdev->counters = alloc_percpu(struct sroce_counters);
+	if (!sdev->counters) {
+		ib_dealloc_device(&sdev->ibdev);
+		return -ENOMEM;
+	}
 
 	INIT_LIST_HEAD(&sdev->list);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);

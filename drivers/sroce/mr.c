@@ -16,6 +16,8 @@
 #include <rdma/ib_umem.h>
 #include <sroce/params.h>
 
+#include <uapi/rdma/rdma_user_rxe.h>
+
 #include "sroce.h"
 #include "mr.h"
 
@@ -172,6 +174,68 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 	return 0;
 }
 
+/* Copy through one SGE's MR. */
+static int sroce_sge_copy_one(struct sroce_dev *sdev, struct ib_pd *pd,
+			      const struct rxe_sge *sge, u32 off, void *buf,
+			      u32 n, enum sroce_copy_dir dir)
+{
+	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_mr_get(sdev, sge->lkey);
+	if (!mr)
+		return -EACCES;
+	err = sroce_mr_check(mr, pd, sge->addr + off, n, access);
+	if (!err)
+		err = sroce_mr_copy(mr, sge->addr + off, buf, n, dir);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_sge_copy - copy between a kernel buffer and a scatter/gather list
+ * @sdev: the device
+ * @pd: the PD of the QP that owns the list
+ * @sge: the list, already copied into kernel memory
+ * @num_sge: its length
+ * @offset: where in the list (counted across its elements) to start
+ * @buf: kernel buffer
+ * @length: bytes to copy
+ * @dir: SROCE_TO_MR (receive) or SROCE_FROM_MR (send)
+ *
+ * Every element's lkey, PD, access and range are checked before a byte
+ * moves through it.
+ *
+ * Context: any.
+ * Return: 0, -EACCES or -ERANGE for a bad lkey or range, -EMSGSIZE when
+ * the list is shorter than @offset + @length.
+ */
+int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 length, enum sroce_copy_dir dir)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < num_sge && length; i++) {
+		u32 n;
+
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(sge[i].length - offset, length);
+		err = sroce_sge_copy_one(sdev, pd, &sge[i], offset, buf, n, dir);
+		if (err)
+			return err;
+		buf += n;
+		length -= n;
+		offset = 0;
+	}
+	return length ? -EMSGSIZE : 0;
+}
+
 static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
 				       enum sroce_mr_type type, int access)
 {
@@ -195,6 +259,8 @@ static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
 	mr->ibmr.rkey = mr->key.key;
 	mr->type = type;
 	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
 	atomic_set(&mr->num_mw, 0);
 	return mr;
 
@@ -222,8 +288,6 @@ static void sroce_mr_free(struct sroce_mr *mr)
 
 static void sroce_mr_publish(struct sroce_mr *mr, struct ib_pd *ibpd)
 {
-	mr->ibmr.device = ibpd->device;
-	mr->ibmr.pd = ibpd;
 	sroce_pool_publish(&to_sdev(ibpd->device)->key_pool, &mr->key.elem);
 }
 

@@ -83,6 +83,12 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 		  enum sroce_copy_dir dir);
 
+struct rxe_sge;
+
+int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 length, enum sroce_copy_dir dir);
+
 extern const struct ib_device_ops sroce_mr_ops;
 
 #endif /* SROCE_MR_H */

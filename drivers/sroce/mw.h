@@ -40,6 +40,17 @@ static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
 
 void sroce_mw_unbind(struct sroce_mw *mw);
 
+struct sroce_dev;
+struct sroce_swqe;
+
+struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *sdev,
+				    struct sroce_qp *qp, u32 rkey, u64 va,
+				    u64 length, int access);
+int sroce_mw_bind(struct sroce_dev *sdev, struct sroce_qp *qp,
+		  const struct sroce_swqe *wqe);
+int sroce_key_invalidate(struct sroce_dev *sdev, struct sroce_qp *qp,
+			 u32 key, bool remote);
+
 extern const struct ib_device_ops sroce_mw_ops;
 
 #endif /* SROCE_MW_H */

@@ -12,11 +12,22 @@
 
 #include <linux/module.h>
 #include <linux/skbuff.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
+#include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/rdma/rdma_user_rxe.h>
 
+#include "sroce.h"
+#include "counters.h"
+#include "icrc.h"
 #include "net.h"
+#include "wire.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
@@ -104,4 +115,217 @@ void sroce_net_exit(void)
 {
 	sroce_udp_close(&sroce_sock6);
 	sroce_udp_close(&sroce_sock4);
+}
+
+/*
+ * Transmit.
+ *
+ * The transport builds BTH, extended headers, payload and pad; this layer
+ * routes, adds UDP and IP headers, computes the ICRC over the finished
+ * packet and either hands it to the IP stack or, when the destination is
+ * one of this host's own addresses, loops it straight back to the receive
+ * handler without touching the IP stack.
+ */
+
+static unsigned int sroce_net_hdr_room(const struct rxe_av *av)
+{
+	return (av->network_type == RXE_NETWORK_TYPE_IPV4 ?
+		sizeof(struct iphdr) : sizeof(struct ipv6hdr)) +
+	       sizeof(struct udphdr);
+}
+
+/**
+ * sroce_net_alloc - allocate a packet for @av
+ * @sdev: the device
+ * @av: where it goes
+ * @len: bytes of BTH, extended headers, payload and pad
+ *
+ * Context: any.
+ * Return: an skb whose data is @len bytes at the BTH, or NULL.
+ */
+struct sk_buff *sroce_net_alloc(struct sroce_dev *sdev,
+				const struct rxe_av *av, unsigned int len)
+{
+	struct net_device *ndev = sdev->ndev;
+	unsigned int room = LL_RESERVED_SPACE(ndev) + sroce_net_hdr_room(av);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + len + SROCE_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	skb_put(skb, len);
+	skb->dev = ndev;
+	skb->protocol = av->network_type == RXE_NETWORK_TYPE_IPV4 ?
+			htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	return skb;
+}
+
+static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
+				      const struct rxe_av *av)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.saddr = av->sgid_addr._sockaddr_in.sin_addr.s_addr,
+		.daddr = av->dgid_addr._sockaddr_in.sin_addr.s_addr,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(&init_net, &fl);
+	return IS_ERR(rt) ? NULL : &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
+				      const struct rxe_av *av)
+{
+	struct flowi6 fl = {
+		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.saddr = av->sgid_addr._sockaddr_in6.sin6_addr,
+		.daddr = av->dgid_addr._sockaddr_in6.sin6_addr,
+	};
+	struct dst_entry *dst;
+
+	if (!sroce_sock6)
+		return NULL;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk, &fl,
+					      NULL);
+	return IS_ERR(dst) ? NULL : dst;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
+{
+	struct udphdr *uh;
+
+	skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(src_port);
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;	/* RoCEv2: the ICRC protects the payload */
+}
+
+static void sroce_push_ip4(struct sk_buff *skb, const struct rxe_av *av)
+{
+	struct iphdr *iph;
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->grh.traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->grh.hop_limit ? av->grh.hop_limit : 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->sgid_addr._sockaddr_in.sin_addr.s_addr;
+	iph->daddr = av->dgid_addr._sockaddr_in.sin_addr.s_addr;
+	/* The ID is covered by the ICRC: choose it before computing that. */
+	__ip_select_ident(&init_net, iph, 1);
+	ip_send_check(iph);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+}
+
+static void sroce_push_ip6(struct sk_buff *skb, const struct rxe_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->grh.traffic_class, 0);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->grh.hop_limit ? av->grh.hop_limit : 64;
+	ip6h->saddr = av->sgid_addr._sockaddr_in6.sin6_addr;
+	ip6h->daddr = av->dgid_addr._sockaddr_in6.sin6_addr;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+}
+
+/* ICRC over IP header .. pad, appended little-endian. */
+static int sroce_append_icrc(struct sk_buff *skb)
+{
+	__le32 icrc;
+	int err;
+
+	skb_put(skb, SROCE_ICRC_LEN);
+	err = sroce_icrc_calc(skb_network_header(skb),
+			      skb_tail_pointer(skb) - skb_network_header(skb),
+			      &icrc);
+	if (err)
+		return err;
+	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_LEN, &icrc, SROCE_ICRC_LEN);
+	return 0;
+}
+
+/*
+ * The packet is for this host: hand it to the receive handler as if the
+ * UDP socket had received it (data at the UDP header), in BH context as
+ * the socket would.
+ */
+static void sroce_loopback(struct sk_buff *skb)
+{
+	skb_dst_drop(skb);
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
+	local_bh_disable();
+	sroce_rcv_handler(skb);
+	local_bh_enable();
+}
+
+/**
+ * sroce_net_xmit - route, encapsulate and send a packet built by the transport
+ * @sdev: the device
+ * @av: where it goes
+ * @src_port: UDP source port (RoCEv2 flow entropy)
+ * @skb: from sroce_net_alloc(), consumed in every case
+ *
+ * Context: any.
+ * Return: 0 when the packet left (or was looped back), a negative errno
+ * when it was dropped here.
+ */
+int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
+		   u16 src_port, struct sk_buff *skb)
+{
+	bool v4 = av->network_type == RXE_NETWORK_TYPE_IPV4;
+	struct dst_entry *dst;
+	unsigned int len = skb->len;
+	int err;
+
+	dst = v4 ? sroce_route4(sdev, av) : sroce_route6(sdev, av);
+	if (!dst) {
+		sroce_counter_inc(sdev, SROCE_CNT_DROP_ROUTE);
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	sroce_push_udp(skb, src_port);
+	if (v4)
+		sroce_push_ip4(skb, av);
+	else
+		sroce_push_ip6(skb, av);
+	err = sroce_append_icrc(skb);
+	if (err) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return err;
+	}
+	sroce_counter_inc(sdev, SROCE_CNT_SENT_PKTS);
+	sroce_counter_add(sdev, SROCE_CNT_SENT_BYTES, len);
+
+	if (dst->dev->flags & IFF_LOOPBACK) {
+		dst_release(dst);
+		sroce_loopback(skb);
+		return 0;
+	}
+	skb_dst_set(skb, dst);
+	err = v4 ? ip_local_out(&init_net, NULL, skb) :
+		   ip6_local_out(&init_net, NULL, skb);
+	if (unlikely(net_xmit_eval(err))) {
+		sroce_counter_inc(sdev, SROCE_CNT_SEND_ERR);
+		return -EAGAIN;
+	}
+	return 0;
 }

@@ -16,4 +16,13 @@ typedef void (*sroce_rcv_fn)(struct sk_buff *skb);
 int sroce_net_init(sroce_rcv_fn rcv);
 void sroce_net_exit(void);
 
+struct rxe_av;
+struct sroce_dev;
+
+/* Room the transport fills from skb->data: BTH, extended headers, payload, pad. */
+struct sk_buff *sroce_net_alloc(struct sroce_dev *sdev,
+				const struct rxe_av *av, unsigned int len);
+int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
+		   u16 src_port, struct sk_buff *skb);
+
 #endif /* SROCE_NET_H */

@@ -6,7 +6,10 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
@@ -14,7 +17,10 @@
 #include "queue.h"
 
 struct sroce_cq;
+struct sroce_dev;
+struct sroce_mr;
 struct sroce_srq;
+struct sroce_swqe;
 
 #define SROCE_GSI_QPN		1
 #define SROCE_MIN_QPN		16
@@ -54,6 +60,79 @@ struct sroce_qp {
 	enum ib_sig_type sq_sig_type;
 
 	struct list_head mcast_list;	/* groups attached, under mcast lock */
+
+	/*
+	 * The engine. One work item runs the completer, responder and
+	 * requester of this QP; a work item never runs concurrently with
+	 * itself, so everything below is touched only from it (and from
+	 * create/destroy, when it cannot run), except where noted.
+	 */
+	struct work_struct work;
+	bool dead;			/* destroy started: no more scheduling */
+	struct sk_buff_head req_pkts;	/* requests for the responder */
+	struct sk_buff_head resp_pkts;	/* responses and ACKs for the completer */
+	struct timer_list retry_timer;	/* transport timeout */
+	struct timer_list rnr_timer;	/* RNR NAK back-off */
+	bool retry_timer_fired;		/* set by the timer, cleared by the work */
+	bool rnr_wait;			/* requester paused by an RNR NAK */
+
+	/* Kernel copies of the send WQEs between sq.cons and req.snap. */
+	u8 *swqes;
+	u32 swqe_mask;
+	u32 swqe_shift;
+
+	struct sroce_req_state {
+		u32 index;		/* SQ index being sent */
+		u32 snap;		/* SQ index of the next WQE to copy */
+		u32 psn;		/* next PSN to send */
+		u32 offset;		/* bytes of the current WQE sent */
+		u32 noack_pkts;		/* packets since the last AckReq */
+		u32 rd_atomic;		/* READ/ATOMIC requests outstanding */
+		u32 retry_cnt;		/* transport retries left */
+		u32 rnr_retry;		/* RNR retries left */
+		bool ssn_err;
+	} req;
+
+	struct sroce_comp_state {
+		u32 psn;		/* oldest PSN not yet acknowledged */
+		bool error;		/* the QP went to error: flush */
+	} comp;
+
+	struct sroce_resp_state {
+		u32 psn;		/* next PSN expected */
+		u32 msn;		/* messages completed */
+		bool nak_sent;		/* a PSN sequence NAK is outstanding */
+		bool drop_msg;		/* UC: skip to the next FIRST/ONLY */
+		u8 in_msg;		/* SROCE_OPF_SEND/WRITE of a message in progress */
+		/* the receive WQE being filled, copied from the ring */
+		bool have_rwqe;
+		u32 rwqe_offset;
+		struct rxe_recv_wqe *rwqe;
+		/* the RDMA WRITE in progress */
+		struct sroce_rkey_ref {
+			u64 va;
+			u32 resid;
+			u32 rkey;
+		} write;
+		/* READ and ATOMIC requests kept for duplicates */
+		struct sroce_rd_res *res;
+		u32 res_count;
+		u32 res_head;
+		struct sk_buff *pending_read;	/* READ responses still to send */
+	} resp;
+};
+
+/* A READ or ATOMIC a responder executed, kept to answer duplicates. */
+struct sroce_rd_res {
+	u8 opcode;
+	bool valid;
+	u32 first_psn;
+	u32 last_psn;
+	u32 cur_psn;		/* READ: next response PSN to send */
+	u64 va;			/* READ: where the next response reads */
+	u32 resid;		/* READ: bytes still to send */
+	u32 rkey;
+	u64 atomic_orig;	/* ATOMIC: the value returned */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -67,6 +146,9 @@ static inline u32 sroce_qpn(const struct sroce_qp *qp)
 }
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp);
 
 extern const struct ib_device_ops sroce_qp_ops;
 

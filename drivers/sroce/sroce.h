@@ -24,6 +24,11 @@
 #include "pool.h"
 
 #define SROCE_VERSION "0.1.0"
+#define SROCE_FW_MAJOR 0
+#define SROCE_FW_MINOR 1
+#define SROCE_FW_SUB 0
+
+struct sroce_counters;
 
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -72,6 +77,8 @@ struct sroce_dev {
 	atomic_t key_variant;
 
 	struct sroce_mcast_table mcast;
+
+	struct sroce_counters __percpu *counters;
 };
 
 struct sroce_ucontext {

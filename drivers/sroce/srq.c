@@ -126,6 +126,10 @@ static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 				   sroce_queue_capacity(&srq->queue));
 	if (err)
 		return err;
+	/* Shrinking below the armed limit would make the limit meaningless. */
+	if ((mask & IB_SRQ_MAX_WR) && !(mask & IB_SRQ_LIMIT) &&
+	    attr->max_wr < READ_ONCE(srq->limit))
+		return -EINVAL;
 	if (mask & IB_SRQ_MAX_WR) {
 		err = sroce_srq_resize(srq, attr->max_wr, udata);
 		if (err)
@@ -135,7 +139,6 @@ static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		spin_lock_irqsave(&srq->lock, flags);
 		srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);
-		sroce_srq_check_limit(srq);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "sroce.h"
 #include "av.h"
+#include "counters.h"
 #include "cq.h"
 #include "device.h"
 #include "mcast.h"
@@ -35,6 +36,8 @@ void sroce_verbs_init_attr(struct sroce_dev *sdev)
 	a->vendor_id = SROCE_VENDOR_ID;
 	a->vendor_part_id = SROCE_VENDOR_PART_ID;
 	a->hw_ver = SROCE_HW_VERSION;
+	/* The rxe provider prints this as major.minor.sub: 0.1.0. */
+	a->fw_ver = (u64)SROCE_FW_MAJOR << 32 | SROCE_FW_MINOR << 16 | SROCE_FW_SUB;
 	a->sys_image_guid = sdev->ibdev.node_guid;
 	a->max_mr_size = U64_MAX;
 	a->page_size_cap = 0xfffff000;
@@ -202,4 +205,5 @@ void sroce_verbs_set_ops(struct ib_device *ibdev)
 	ib_set_device_ops(ibdev, &sroce_srq_ops);
 	ib_set_device_ops(ibdev, &sroce_qp_ops);
 	ib_set_device_ops(ibdev, &sroce_mcast_ops);
+	ib_set_device_ops(ibdev, &sroce_counter_ops);
 }

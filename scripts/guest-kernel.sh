@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-kernel.sh abi
+#	Print the kernel ABI (uname -r of the guest, e.g. 6.1.0-57-amd64) that
+#	the installed linux-headers-amd64 metapackage points at.  Modules are
+#	built against those headers, so the guest must boot exactly that ABI.
+# guest-kernel.sh fetch CACHEDIR
+#	Make sure CACHEDIR/guest/ABI holds the unpacked Debian kernel image
+#	(boot/vmlinuz-ABI, lib/modules/ABI with depmod output) and vmlinux,
+#	the uncompressed kernel; print the ABI.  The .deb is unpacked with
+#	dpkg -x, never installed: this machine's own kernel stays untouched.
+#	A damaged tree (see verify) is unpacked again from the kept .deb.
+# guest-kernel.sh verify KTREE ABI
+#	Exit 0 iff the unpacked tree is complete.
+#
+# Why vmlinux: qemu boots an ELF kernel through its PVH entry point, which
+# skips the BIOS boot path and the in-guest XZ decompression; under TCG that
+# brings the first kernel message from ~5 s to ~1 s after qemu starts.
+set -euo pipefail
+
+die() { echo "guest-kernel: $*" >&2; exit 1; }
+
+# apt-get download writes into the current directory; running it as root in
+# a directory _apt cannot read only costs a warning, so say root is fine.
+APT_OPTS=(-q -o APT::Sandbox::User=root -o DPkg::Lock::Timeout=600)
+
+resolve_abi() {
+	local dep
+	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
+		die "linux-headers-amd64 is not installed (run scripts/setup.sh)"
+	# "linux-headers-6.1.0-57-amd64 (= 6.1.192-3)" -> 6.1.0-57-amd64
+	[[ $dep =~ linux-headers-([0-9][^ ,]*-amd64) ]] ||
+		die "cannot parse linux-headers-amd64 Depends: '$dep'"
+	echo "${BASH_REMATCH[1]}"
+}
+
+# Download the image .deb matching the installed headers' version when apt
+# still offers it, else any version of the same ABI (Debian keeps the module
+# ABI stable within one ABI name).
+download_image() {
+	local abi=$1 pkg="linux-image-$1-unsigned" ver
+	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$abi" 2>/dev/null || true)
+	if [[ -n $ver ]] && apt-get "${APT_OPTS[@]}" download "$pkg=$ver" 2>/dev/null; then
+		return
+	fi
+	apt-get "${APT_OPTS[@]}" download "$pkg" 2>/dev/null && return
+	echo "guest-kernel: $pkg not in the apt lists, running apt-get update" >&2
+	apt-get "${APT_OPTS[@]}" update >/dev/null
+	if [[ -n $ver ]] && apt-get "${APT_OPTS[@]}" download "$pkg=$ver"; then
+		return
+	fi
+	apt-get "${APT_OPTS[@]}" download "$pkg" || die "cannot download $pkg"
+}
+
+# Find the compressed payload in a bzImage by its magic and decompress it;
+# what the kernel's scripts/extract-vmlinux does.  Trailing data after the
+# stream makes the decompressors complain, hence the checks on the result.
+extract_vmlinux() {
+	local bz=$1 out=$2 magic tool off
+	for magic in "xz:\xfd7zXZ" "zstd:\x28\xb5\x2f\xfd" "gzip:\x1f\x8b\x08"; do
+		tool=${magic%%:*}
+		while read -r off; do
+			tail -c +$((off + 1)) "$bz" | "$tool" -dc >"$out.tmp" 2>/dev/null || true
+			if [[ -s $out.tmp ]] && [[ $(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; then
+				mv -f "$out.tmp" "$out"
+				return 0
+			fi
+		done < <(LC_ALL=C grep -abo "$(printf '%b' "${magic#*:}")" "$bz" 2>/dev/null |
+			 cut -d: -f1 | head -n 3)
+	done
+	rm -f "$out.tmp"
+	return 1
+}
+
+# vmlinux next to the unpacked tree; optional (vm-run falls back to vmlinuz).
+ensure_vmlinux() {
+	local dir=$1 abi=$2
+	[[ -f $dir/vmlinux || -f $dir/.no-vmlinux ]] && return
+	if ! extract_vmlinux "$dir/boot/vmlinuz-$abi" "$dir/vmlinux"; then
+		echo "guest-kernel: cannot extract vmlinux; guests boot the bzImage (slower)" >&2
+		touch "$dir/.no-vmlinux"
+	fi
+}
+
+# Is the unpacked tree complete?  Kbuild's `make clean` with M= pointing at
+# the repo deletes every *.ko and modules.order below it, .cache/ included,
+# so this checks every module named in modules.order, not just a stamp.
+verify() {
+	local dir=$1 abi=$2 mod m
+	mod=$dir/lib/modules/$abi
+	[[ -f $dir/.unpacked && -f $dir/boot/vmlinuz-$abi && -f $mod/modules.order &&
+	   -f $mod/modules.dep ]] || return 1
+	while read -r m; do
+		[[ -f $mod/$m ]] || return 1
+	done <"$mod/modules.order"
+}
+
+# The .deb is kept (~70 MB) so a damaged tree is restored without a download.
+get_deb() {
+	local cache=$1 abi=$2 debs=$1/guest/debs deb
+	mkdir -p "$debs"
+	deb=$(ls "$debs/linux-image-$abi-unsigned_"*.deb 2>/dev/null | tail -n 1)
+	if [[ -z $deb ]]; then
+		(cd "$debs" && download_image "$abi") >&2
+		deb=$(ls "$debs/linux-image-$abi-unsigned_"*.deb 2>/dev/null | tail -n 1)
+	fi
+	[[ -n $deb ]] || die "no linux-image-$abi-unsigned .deb after download"
+	echo "$deb"
+}
+
+fetch() {
+	local cache=$1 abi dir tmp deb
+	abi=$(resolve_abi)
+	dir=$cache/guest/$abi
+	if verify "$dir" "$abi"; then
+		ensure_vmlinux "$dir" "$abi"
+		echo "$abi"
+		return
+	fi
+	[[ ! -e $dir ]] || echo "guest-kernel: $dir incomplete, unpacking again" >&2
+	deb=$(get_deb "$cache" "$abi")
+	tmp=$(mktemp -d "$cache/guest/.fetch.XXXXXX")
+	# shellcheck disable=SC2064	# expand $tmp now: it is local
+	trap "rm -rf '$tmp'" EXIT
+	dpkg -x "$deb" "$tmp/root"
+	[[ -f $tmp/root/boot/vmlinuz-$abi ]] || die "no boot/vmlinuz-$abi in $deb"
+	depmod -b "$tmp/root" "$abi"
+	rm -rf "$dir"
+	mv "$tmp/root" "$dir"
+	touch "$dir/.unpacked"
+	ensure_vmlinux "$dir" "$abi"
+	echo "$abi"
+}
+
+case ${1:-} in
+abi)	resolve_abi ;;
+fetch)	[[ $# -eq 2 ]] || die "usage: guest-kernel.sh fetch CACHEDIR"
+	fetch "$2" ;;
+verify)	[[ $# -eq 3 ]] || die "usage: guest-kernel.sh verify KTREE ABI"
+	verify "$2" "$3" ;;
+*)	die "usage: guest-kernel.sh abi | fetch CACHEDIR | verify KTREE ABI" ;;
+esac

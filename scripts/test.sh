@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test, after set-up and build: the host-side checks (make check, the
+# user-space unit tests of the pure wire code), then every guest test in one
+# guest boot. selftests/run.sh folds the host results into its totals and
+# prints the closing "N passed, N failed, N skipped" line.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+host_results=$(mktemp)
+trap 'rm -f "$host_results"' EXIT
+
+# One TAP line per host-side check.
+host_check() {
+	local desc=$1 log
+	shift
+	log=$(mktemp)
+	if "$@" >"$log" 2>&1; then
+		echo "ok - $desc" >>"$host_results"
+	else
+		sed 's/^/# /' "$log"
+		echo "not ok - $desc" >>"$host_results"
+	fi
+	rm -f "$log"
+}
+
+echo "# host: make check (sparse C=2, W=1)"
+host_check "make check: sparse and W=1 clean" make -s check
+
+if [ -x selftests/unit/run.sh ]; then
+	echo "# host: unit tests of the pure wire code"
+	unit_log=$(mktemp)
+	if ! selftests/unit/run.sh >"$unit_log" 2>&1; then
+		echo "not ok - unit tests: run.sh exit status" >>"$host_results"
+	fi
+	cat "$unit_log"
+	grep -E '^(not )?ok ' "$unit_log" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]*/\1 - unit:/' >>"$host_results"
+	rm -f "$unit_log"
+fi
+
+host_check "selftest programs build" make -s -C selftests all
+
+# make check rebuilt the module with W=1: rebuild it plainly for the guest.
+make -s module >/dev/null
+
+SROCE_RUN_EXTRA_RESULTS=$host_results selftests/run.sh

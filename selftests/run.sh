@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [TEST...]: run the guest selftests and count their TAP results.
+#
+# With no arguments the list comes from `make -C selftests print-tests`
+# (TEST_PROGS in selftests/Makefile).  A TEST is a path (selftests/smoke.sh)
+# or a name in selftests/ (smoke.sh).  All tests run in ONE guest boot
+# (scripts/vm-run.sh).  Then every test's output is printed and counted:
+#   - each top-level "ok"/"not ok" line is one result ("# SKIP" -> skipped)
+#   - a planned result that never printed is one failure; results beyond
+#     the plan are one failure
+#   - a test that exited non-zero (or never finished) without reporting a
+#     failure adds one failure "<test>: exit status N"
+#   - the kernel log check (scripts/check-kmsg.sh) is one more result
+#   - a VM that did not boot or timed out is one more failure
+# The last line is exactly "N passed, N failed, N skipped"; exit 0 iff
+# nothing failed.
+#
+# Environment:
+#   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300)
+#   SROCE_RUN_TIMEOUT        whole-VM limit (default: scaled from the above)
+#   SROCE_RUN_OUT            results dir to use and keep (default: temporary,
+#                            kept only when something failed)
+#   SROCE_RUN_EXTRA_RESULTS  file of host-side TAP lines (ok/not ok ...) to
+#                            count as well, e.g. from `make check`
+#   SROCE_*                  all passed on to the tests in the guest
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+BOOT_ALLOWANCE=180	# seconds for boot, setup and power-off under TCG
+
+PASSED=0 FAILED=0 SKIPPED=0
+SUMMARY=()		# rows of the summary table
+OUT='' OUT_IS_TEMP=''
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+list_tests() {
+	make -s --no-print-directory -C "$REPO/selftests" print-tests |
+		sed -n 's|^[[:space:]]*\([^[:space:]]\+\).*|selftests/\1|p'
+}
+
+# Accept "selftests/x.sh", "x.sh" or any path; print a path vm-run accepts.
+resolve_test() {
+	if [[ -f $1 ]]; then
+		echo "$1"
+	elif [[ -f $REPO/selftests/$1 ]]; then
+		echo "$REPO/selftests/$1"
+	elif [[ -f $REPO/$1 ]]; then
+		echo "$REPO/$1"
+	else
+		die "no such test: $1"
+	fi
+}
+
+# Count one TAP result line into the totals; print "pass|fail|skip".
+classify() {
+	local line=$1
+	if [[ $line =~ ^ok\ .*#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
+		echo skip
+	elif [[ $line =~ ^ok([[:space:]]|$) ]]; then
+		echo pass
+	else
+		echo fail
+	fi
+}
+
+# Tally the TAP in file $2 for test $1; add to the totals and the table.
+# rc is the test's exit status or "missing".
+tally_test() {
+	local name=$1 out=$2 rc=$3 line kind n plan='' pass=0 fail=0 skip=0
+	if [[ -f $out ]]; then
+		while IFS= read -r line || [[ -n $line ]]; do
+			if [[ $line =~ ^1\.\.([0-9]+) ]]; then
+				plan=${BASH_REMATCH[1]}
+				continue
+			fi
+			[[ $line =~ ^(not\ )?ok([[:space:]]|$) ]] || continue
+			kind=$(classify "$line")
+			case $kind in
+			pass) ((++pass)) ;;
+			fail) ((++fail)) ;;
+			skip) ((++skip)) ;;
+			esac
+		done <"$out"
+	fi
+	local reported=$((pass + fail + skip))
+	if [[ ! -f $out ]]; then
+		echo "not ok - $name: did not run"
+		((++fail))
+	elif [[ -n $plan ]] && ((reported < plan)); then
+		for ((n = reported + 1; n <= plan; n++)); do
+			echo "not ok - $name: result $n of $plan missing"
+		done
+		((fail += plan - reported))
+	elif [[ -n $plan ]] && ((reported > plan)); then
+		echo "not ok - $name: $reported results reported, plan was $plan"
+		((++fail))
+	fi
+	if [[ $rc != 0 ]] && ((fail == 0)); then
+		echo "not ok - $name: exit status $rc"
+		((++fail))
+	elif [[ $rc == 0 ]] && ((reported == 0)); then
+		echo "not ok - $name: reported no results"
+		((++fail))
+	fi
+	PASSED=$((PASSED + pass)) FAILED=$((FAILED + fail)) SKIPPED=$((SKIPPED + skip))
+	SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "$name" "$pass" "$fail" "$skip" "$rc")")
+}
+
+# The kernel-log check is one result of its own.
+tally_kmsg() {
+	local rc
+	rc=$(cat "$OUT/kmsg.rc" 2>/dev/null || echo missing)
+	echo "# ---- kernel log ----"
+	if [[ $rc == 0 ]]; then
+		echo "ok - kernel log clean"
+		((++PASSED))
+		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "kernel log clean" 1 0 0 -)")
+	else
+		echo "not ok - kernel log clean"
+		sed 's/^/# /' "$OUT/kmsg.out" 2>/dev/null || true
+		((++FAILED))
+		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "kernel log clean" 0 1 0 -)")
+	fi
+}
+
+# Host-side results (SROCE_RUN_EXTRA_RESULTS) fold into the totals.
+tally_extra() {
+	local file=$1
+	echo "# ---- host results: $file ----"
+	if [[ ! -r $file ]]; then
+		echo "not ok - host results file $file missing"
+		((++FAILED))
+		return
+	fi
+	local tmp
+	tmp=$(mktemp)
+	grep -E '^(not )?ok([[:space:]]|$)' "$file" >"$tmp" || true
+	cat "$tmp"
+	tally_test "host: ${file##*/}" "$tmp" 0
+	rm -f "$tmp"
+}
+
+cleanup() {
+	[[ -n $OUT_IS_TEMP && -n $OUT ]] && rm -rf "$OUT"
+	return 0
+}
+
+main() {
+	local tests=() t name rc per timeout vm_rc=0 vm_log reason
+	if [[ $# -gt 0 ]]; then
+		for t in "$@"; do tests+=("$(resolve_test "$t")"); done
+	else
+		mapfile -t tests < <(list_tests)
+		[[ ${#tests[@]} -gt 0 ]] || die "selftests/Makefile lists no tests"
+	fi
+
+	per=${SROCE_TEST_TIMEOUT:-300}
+	timeout=${SROCE_RUN_TIMEOUT:-$((BOOT_ALLOWANCE + ${#tests[@]} * (per + 10)))}
+	if [[ -n ${SROCE_RUN_OUT:-} ]]; then
+		OUT=$SROCE_RUN_OUT
+		mkdir -p "$OUT"
+	else
+		OUT=$(mktemp -d /tmp/sroce-run.XXXXXX)
+		OUT_IS_TEMP=1
+		trap cleanup EXIT
+	fi
+
+	# A reused SROCE_RUN_OUT must not feed last run's results to this one,
+	# whatever point vm-run.sh fails at.
+	for t in "${tests[@]}"; do rm -f "$OUT/${t##*/}.out" "$OUT/${t##*/}.rc"; done
+	rm -f "$OUT"/{harness.done,status,kmsg.out,kmsg.rc,dmesg.txt,tainted}
+
+	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each, VM limit ${timeout}s"
+	vm_log=$(cd "$REPO" && scripts/vm-run.sh --quiet --timeout "$timeout" \
+		--out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
+
+	for t in "${tests[@]}"; do
+		name=${t##*/}
+		rc=$(cat "$OUT/$name.rc" 2>/dev/null || echo missing)
+		echo "# ---- $name (exit $rc) ----"
+		cat "$OUT/$name.out" 2>/dev/null || true
+		tally_test "$name" "$OUT/$name.out" "$rc"
+	done
+	tally_kmsg
+	echo "# ---- vm ----"
+	sed 's/^/# /' <<<"$vm_log"
+	if ! [[ -f $OUT/harness.done ]]; then
+		reason=$(sed -n 's/^FAIL: \(guest did not finish.*\|VM killed.*\|qemu exited.*\)/\1/p' \
+			 "$OUT/status" 2>/dev/null | paste -sd ';' -)
+		echo "not ok - vm: ${reason:-guest did not boot or finish}"
+		((++FAILED))
+		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm boot/finish" 0 1 0 -)")
+	fi
+	# Belt and braces: vm-run.sh failing must never end as a clean run.
+	if ((vm_rc != 0 && FAILED == 0)); then
+		echo "not ok - vm: vm-run.sh exited $vm_rc"
+		((++FAILED))
+		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm-run.sh" 0 1 0 "$vm_rc")")
+	fi
+	[[ -z ${SROCE_RUN_EXTRA_RESULTS:-} ]] || tally_extra "$SROCE_RUN_EXTRA_RESULTS"
+
+	echo "# ---- summary ----"
+	printf '# %-32s %5s %5s %5s  %s\n' test pass fail skip exit
+	printf '# %s\n' "${SUMMARY[@]}"
+	if ((FAILED > 0)) && [[ -n $OUT_IS_TEMP ]]; then
+		OUT_IS_TEMP=''	# keep the evidence
+		echo "# results kept in $OUT (console.log, dmesg.txt, *.out)"
+	elif [[ -z $OUT_IS_TEMP ]]; then
+		echo "# results in $OUT"
+	fi
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	((FAILED == 0))
+}
+
+main "$@"

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rdma-core pyverbs suite (Debian's python3-pyverbs ships it, gzipped,
+# in /usr/share/doc/rdma-core/tests) on an sroce device, one TAP result per
+# unittest test. Failures and errors fail; skips are reported with their
+# reason. SROCE_PYVERBS_TESTS selects the unittest names to run (default:
+# the modules that need no data path).
+set -u
+cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+
+DEFAULT_TESTS="tests.test_device tests.test_pd tests.test_cq.CQAPITest
+tests.test_qp tests.test_addr tests.test_mr.MRTest.test_reg_mr_bad_flags
+tests.test_mr.DeviceMemoryAPITest tests.test_mr.DmaBufMRTest"
+selectors=${SROCE_PYVERBS_TESTS:-$DEFAULT_TESTS}
+
+sroce_reset
+sroce_load
+rdma link add sroce0 type sroce netdev eth0
+wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 0000:0000:0000:0000:0000:ffff:c000:0201 >/dev/null
+gid_index=$(for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
+	[ "$(cat "$g")" = 0000:0000:0000:0000:0000:ffff:c000:0201 ] && basename "$g"
+done | head -n 1)
+
+baseline=$(sroce_res_counts sroce0)
+echo "# objects before the suite: $baseline"
+
+# Python imports modules, not .py.gz: unpack a private copy.
+work=$(mktemp -d)
+cp -r /usr/share/doc/rdma-core/tests "$work/tests"
+gunzip -f "$work"/tests/*.gz
+log="$work/pyverbs.log"
+
+# shellcheck disable=SC2086
+(cd "$work/tests" && timeout 600 python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1
+rc=$?
+
+# "test_x (tests.test_pd.PDTest...) ... ok|FAIL|ERROR|skipped 'why'"; a
+# docstring may push the verdict onto the next line.
+results=$(awk '
+	/^test_[A-Za-z0-9_]+ \(/ { name = $1 " " $2; line = $0 }
+	name != "" && / \.\.\. / {
+		v = $0; sub(/.* \.\.\. /, "", v); print name "\t" v; name = ""; next
+	}
+	name != "" && /^(ok|FAIL|ERROR|skipped)/ { print name "\t" $0; name = "" }
+' "$log")
+count=$(grep -c . <<<"$results")
+ktap_plan $((count + 2))
+
+while IFS=$'\t' read -r name verdict; do
+	[ -n "$name" ] || continue
+	case $verdict in
+	ok) ktap_ok "$name" ;;
+	skipped*) ktap_skip "$name" "${verdict#skipped }" ;;
+	*) ktap_fail "$name" "$verdict" ;;
+	esac
+done <<<"$results"
+
+summary=$(grep -E '^(Ran |OK|FAILED)' "$log" | tr '\n' ' ')
+echo "# pyverbs: $summary"
+if [ "$rc" -eq 0 ] && grep -q '^OK' "$log"; then
+	ktap_ok "pyverbs run: $summary"
+else
+	grep -E -A25 '^(ERROR|FAIL):' "$log" | sed 's/^/# /' | head -200
+	ktap_fail "pyverbs run: $summary" "exit status $rc"
+fi
+
+counts_back() {
+	[ "$(sroce_res_counts sroce0)" = "$baseline" ]
+}
+ktap_check "object counts back to '$baseline' after the suite" \
+	wait_for "objects released" 10 counts_back
+rdma link delete sroce0
+rm -rf "$work"
+rmmod sroce
+ktap_finish
