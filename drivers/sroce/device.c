@@ -342,7 +342,14 @@ static void sroce_reap(struct work_struct *work)
 		sroce_fence_and_put(sdev);
 }
 
-static struct sroce_dev *sroce_from_netdev(struct net_device *ndev)
+/**
+ * sroce_dev_get_by_netdev - the sroce device on a netdev, referenced
+ * @ndev: the netdev
+ *
+ * Context: any.
+ * Return: the device (release with ib_device_put()) or NULL.
+ */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 
@@ -361,7 +368,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct sroce_dev *sdev = sroce_from_netdev(ndev);
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(ndev);
 
 	if (!sdev)
 		return NOTIFY_DONE;

@@ -18,6 +18,8 @@ enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
 void sroce_port_snapshot(struct sroce_dev *sdev, enum ib_port_state *state,
 			 enum ib_mtu *active_mtu);
 
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+
 int sroce_devices_init(void);
 void sroce_devices_exit(void);
 

@@ -14,12 +14,8 @@
 #include "sroce.h"
 #include "device.h"
 #include "net.h"
-
-/* Until the transport exists, every received RoCEv2 packet is dropped. */
-static void sroce_rcv_unhandled(struct sk_buff *skb)
-{
-	kfree_skb(skb);
-}
+#include "recv.h"
+#include "task.h"
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = "sroce",
@@ -30,9 +26,13 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_net_init(sroce_rcv_unhandled);
+	err = sroce_task_init();
 	if (err)
 		return err;
+
+	err = sroce_net_init(sroce_rcv);
+	if (err)
+		goto err_task;
 
 	err = sroce_devices_init();
 	if (err)
@@ -44,6 +44,8 @@ static int __init sroce_init(void)
 
 err_net:
 	sroce_net_exit();
+err_task:
+	sroce_task_exit();
 	return err;
 }
 
@@ -53,6 +55,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_devices_exit();
 	sroce_net_exit();
+	sroce_task_exit();
 	pr_info("unloaded\n");
 }
 

@@ -7,6 +7,7 @@
  * since dev_mc_add() takes a BH lock of its own.
  */
 #include <linux/etherdevice.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/if_inet6.h>
 #include <net/ip.h>
@@ -229,6 +230,49 @@ void sroce_mcast_detach_all(struct sroce_dev *sdev, struct sroce_qp *qp)
 			return;
 		sroce_mcast_release(sdev, m, empty);
 	}
+}
+
+/**
+ * sroce_mcast_deliver - give a multicast datagram to every attached QP
+ * @sdev: the device
+ * @mgid: the destination group
+ * @skb: the checked packet, consumed
+ * @deliver: called with a referenced QP and a copy of the packet each
+ *
+ * Context: softirq.
+ */
+void sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
+			 struct sk_buff *skb, sroce_deliver_fn deliver)
+{
+	struct sroce_qp *qps[SROCE_MAX_MCAST_QP_ATTACH];
+	struct sroce_mcast_table *t = &sdev->mcast;
+	struct sroce_mcast_member *m;
+	struct sroce_mcast_group *g;
+	unsigned long flags;
+	int n = 0, i;
+
+	spin_lock_irqsave(&t->lock, flags);
+	g = sroce_mcast_find(t, mgid);
+	if (g) {
+		list_for_each_entry(m, &g->members, group_node) {
+			if (n == ARRAY_SIZE(qps))
+				break;
+			sroce_pool_elem_get(&m->qp->elem);
+			qps[n++] = m->qp;
+		}
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	for (i = 0; i < n; i++) {
+		struct sk_buff *copy = i == n - 1 ? skb : skb_clone(skb, GFP_ATOMIC);
+
+		if (copy)
+			deliver(sdev, qps[i], copy);
+		else
+			sroce_qp_put(qps[i]);
+	}
+	if (!n)
+		kfree_skb(skb);
 }
 
 const struct ib_device_ops sroce_mcast_ops = {

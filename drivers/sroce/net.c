@@ -245,13 +245,15 @@ static void sroce_push_ip6(struct sk_buff *skb, const struct rxe_av *av)
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 }
 
-/* ICRC over IP header .. pad, appended little-endian. */
-static int sroce_append_icrc(struct sk_buff *skb)
+/*
+ * ICRC over IP header .. pad, little-endian, into the last 4 bytes, which
+ * were added before the UDP and IP lengths were set (they include it).
+ */
+static int sroce_write_icrc(struct sk_buff *skb)
 {
 	__le32 icrc;
 	int err;
 
-	skb_put(skb, SROCE_ICRC_LEN);
 	err = sroce_icrc_calc(skb_network_header(skb),
 			      skb_tail_pointer(skb) - skb_network_header(skb),
 			      &icrc);
@@ -301,13 +303,15 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
+	memset(skb_put(skb, SROCE_ICRC_LEN), 0, SROCE_ICRC_LEN);
 	sroce_push_udp(skb, src_port);
 	if (v4)
 		sroce_push_ip4(skb, av);
 	else
 		sroce_push_ip6(skb, av);
-	err = sroce_append_icrc(skb);
+	err = sroce_write_icrc(skb);
 	if (err) {
+		WARN_ONCE(1, "sroce: cannot compute the ICRC of a packet we built\n");
 		dst_release(dst);
 		kfree_skb(skb);
 		return err;

@@ -36,6 +36,12 @@ static inline struct sroce_bth *sroce_pkt_bth(struct sk_buff *skb)
 	return (struct sroce_bth *)skb->data;
 }
 
+/* The BTH of a packet being built (skb->data at the BTH). */
+static inline struct sroce_bth *sroce_pkt_bth_raw(struct sk_buff *skb)
+{
+	return (struct sroce_bth *)skb->data;
+}
+
 static inline void *sroce_pkt_eth(struct sk_buff *skb, enum sroce_eth eth)
 {
 	return sroce_opcode_eth(sroce_pkt(skb)->info, skb->data, eth);

@@ -8,6 +8,8 @@
  * values and applies them atomically under qp->lock.
  */
 #include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
 #include <sroce/params.h>
 
@@ -16,7 +18,10 @@
 #include "cq.h"
 #include "mcast.h"
 #include "qp.h"
+#include "req.h"
+#include "resp.h"
 #include "srq.h"
+#include "task.h"
 #include "wqe.h"
 
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * sizeof(struct rxe_sge))
@@ -103,6 +108,37 @@ static void sroce_qp_cleanup_rings(struct sroce_qp *qp)
 	sroce_queue_cleanup(&qp->sq);
 }
 
+/* WQE copies kept in flight by the requester, at most this many. */
+#define SROCE_MAX_INFLIGHT_WQES	128
+
+/* The engine's memory: WQE copies, the receive WQE copy, READ resources. */
+static int sroce_qp_init_engine(struct sroce_qp *qp)
+{
+	u32 n = min_t(u32, qp->sq.index_mask + 1, SROCE_MAX_INFLIGHT_WQES);
+	size_t elem = roundup_pow_of_two(sroce_swqe_size(qp->sq_max_sge,
+							  qp->sq_max_inline));
+
+	sroce_task_qp_init(qp);
+	qp->swqe_mask = n - 1;
+	qp->swqe_shift = ilog2(elem);
+	qp->swqes = kvzalloc((size_t)n << qp->swqe_shift, GFP_KERNEL);
+	qp->resp.rwqe = kzalloc(sroce_recv_wqe_size(SROCE_MAX_SGE), GFP_KERNEL);
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		qp->resp.res = kcalloc(SROCE_RD_RES, sizeof(*qp->resp.res),
+				       GFP_KERNEL);
+	if (!qp->swqes || !qp->resp.rwqe ||
+	    (qp->ibqp.qp_type == IB_QPT_RC && !qp->resp.res))
+		return -ENOMEM;
+	return 0;
+}
+
+static void sroce_qp_free_engine(struct sroce_qp *qp)
+{
+	kfree(qp->resp.res);
+	kfree(qp->resp.rwqe);
+	kvfree(qp->swqes);
+}
+
 static void sroce_qp_get_cap(struct sroce_qp *qp, struct ib_qp_cap *cap)
 {
 	cap->max_send_wr = sroce_queue_capacity(&qp->sq);
@@ -180,16 +216,20 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_rings(qp, init, sroce_uctx(udata));
 	if (err)
 		goto err_unreserve;
+	err = sroce_qp_init_engine(qp);
+	if (err)
+		goto err_engine;
 	if (udata) {
 		err = sroce_qp_reply(qp, udata);
 		if (err)
-			goto err_rings;
+			goto err_engine;
 	}
 	sroce_qp_get_cap(qp, &init->cap);
 	sroce_pool_publish(&sdev->qp_pool, &qp->elem);
 	return 0;
 
-err_rings:
+err_engine:
+	sroce_qp_free_engine(qp);
 	sroce_qp_cleanup_rings(qp);
 err_unreserve:
 	sroce_pool_unpublish(&sdev->qp_pool, &qp->elem);
@@ -291,6 +331,26 @@ static void sroce_qp_discard_work(struct sroce_qp *qp)
 		sroce_queue_discard(&qp->rq);
 }
 
+/* RESET forgets all outstanding work and transport state. */
+static void sroce_qp_reset_engine(struct sroce_qp *qp)
+{
+	sroce_qp_discard_work(qp);
+	qp->req.index = qp->sq.cons;
+	qp->req.snap = qp->sq.cons;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	qp->req.noack_pkts = 0;
+	qp->rnr_wait = false;
+	qp->resp.have_rwqe = false;
+	qp->resp.in_msg = 0;
+	qp->resp.drop_msg = false;
+	qp->resp.nak_sent = false;
+	qp->resp.cur_read = NULL;
+	qp->resp.msn = 0;
+	if (qp->resp.res)
+		memset(qp->resp.res, 0, SROCE_RD_RES * sizeof(*qp->resp.res));
+}
+
 static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			   int mask, const struct rxe_av *av)
 {
@@ -302,11 +362,21 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		qp->src_port = rdma_get_udp_sport(qp->av.grh.flow_label,
 						  sroce_qpn(qp),
 						  qp->attr.dest_qp_num);
+	if (mask & IB_QP_SQ_PSN) {
+		qp->req.psn = qp->attr.sq_psn;
+		qp->comp.psn = qp->attr.sq_psn;
+	}
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.psn = qp->attr.rq_psn;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->req.retry_cnt = qp->attr.retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->req.rnr_retry = qp->attr.rnr_retry;
 	if (mask & IB_QP_STATE) {
 		WRITE_ONCE(qp->state, attr->qp_state);
 		qp->attr.qp_state = attr->qp_state;
 		if (attr->qp_state == IB_QPS_RESET)
-			sroce_qp_discard_work(qp);
+			sroce_qp_reset_engine(qp);
 	}
 }
 
@@ -339,7 +409,60 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 	sroce_qp_apply(qp, attr, mask, &av);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	/* Entering RTS may start posted work; entering ERR flushes it. */
+	if ((mask & IB_QP_STATE) && next != IB_QPS_RESET)
+		sroce_task_sched(qp);
 	return 0;
+}
+
+/**
+ * sroce_qp_error - move a QP to the error state after a fatal error
+ * @qp: the QP
+ *
+ * Context: any.
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool changed;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	changed = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
+	if (changed) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		qp->attr.qp_state = IB_QPS_ERR;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!changed)
+		return;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	sroce_task_sched(qp);
+}
+
+/**
+ * sroce_qp_get - find a QP by number and take a reference
+ * @sdev: the device
+ * @qpn: untrusted QP number
+ *
+ * Context: any.
+ * Return: the QP or NULL.
+ */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_pool_elem *elem = sroce_pool_get(&sdev->qp_pool, qpn);
+
+	return elem ? container_of(elem, struct sroce_qp, elem) : NULL;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	sroce_pool_put(&qp->elem);
 }
 
 static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -377,7 +500,9 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_mcast_detach_all(sdev, qp);
 	sroce_pool_unpublish(&sdev->qp_pool, &qp->elem);
+	sroce_task_qp_stop(qp);
 	sroce_pool_drop_and_wait(&qp->elem);
+	sroce_qp_free_engine(qp);
 	sroce_qp_cleanup_rings(qp);
 	return 0;
 }
@@ -409,28 +534,57 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (err)
 		*bad_wr = wr;
+	if (sroce_qp_state(qp) == IB_QPS_ERR)
+		sroce_task_sched(qp);	/* flush what was just posted */
+	return err;
+}
+
+static int sroce_post_send_kernel(struct sroce_qp *qp,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr **bad_wr)
+{
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (sroce_queue_full(&qp->sq)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = sroce_send_wqe_from_wr(sroce_queue_producer_slot(&qp->sq),
+					     wr, ud, qp->sq_max_sge,
+					     qp->sq_max_inline);
+		if (err)
+			break;
+		sroce_queue_advance_producer(&qp->sq);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (err)
+		*bad_wr = wr;
 	return err;
 }
 
 /*
- * For a user QP this is the doorbell the rxe provider rings after writing
- * its send ring (wr == NULL). Until the transport exists nothing consumes
- * the ring, and kernel send requests are refused.
+ * Kernel consumers post here; for a user QP this is the doorbell the rxe
+ * provider rings after writing its send ring (wr == NULL).
  */
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state state = sroce_qp_state(qp);
+	int err = 0;
 
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	if (qp->is_user)
-		return 0;
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	if (!qp->is_user)
+		err = sroce_post_send_kernel(qp, wr, bad_wr);
+	sroce_task_sched(qp);
+	return err;
 }
 
 const struct ib_device_ops sroce_qp_ops = {

@@ -103,7 +103,7 @@ struct sroce_qp {
 		u32 msn;		/* messages completed */
 		bool nak_sent;		/* a PSN sequence NAK is outstanding */
 		bool drop_msg;		/* UC: skip to the next FIRST/ONLY */
-		u8 in_msg;		/* SROCE_OPF_SEND/WRITE of a message in progress */
+		u32 in_msg;		/* SROCE_OPF_SEND/WRITE of a message in progress */
 		/* the receive WQE being filled, copied from the ring */
 		bool have_rwqe;
 		u32 rwqe_offset;
@@ -113,12 +113,13 @@ struct sroce_qp {
 			u64 va;
 			u32 resid;
 			u32 rkey;
+			u32 len;
 		} write;
-		/* READ and ATOMIC requests kept for duplicates */
+		/* READ and ATOMIC requests kept for duplicates (RC) */
 		struct sroce_rd_res *res;
-		u32 res_count;
 		u32 res_head;
-		struct sk_buff *pending_read;	/* READ responses still to send */
+		struct sroce_rd_res *cur_read;	/* responses still to send */
+		u32 cur_read_psn;		/* PSN the next response carries */
 	} resp;
 };
 
@@ -131,6 +132,8 @@ struct sroce_rd_res {
 	u32 cur_psn;		/* READ: next response PSN to send */
 	u64 va;			/* READ: where the next response reads */
 	u32 resid;		/* READ: bytes still to send */
+	u64 orig_va;		/* READ: the range the request asked for */
+	u32 orig_len;
 	u32 rkey;
 	u64 atomic_orig;	/* ATOMIC: the value returned */
 };

@@ -2,6 +2,7 @@
 /*
  * Work queue entries.
  */
+#include "av.h"
 #include "wqe.h"
 
 /**
@@ -37,4 +38,108 @@ int sroce_recv_wqe_from_wr(struct rxe_recv_wqe *wqe,
 	wqe->dma.cur_sge = 0;
 	wqe->dma.sge_offset = 0;
 	return 0;
+}
+
+static int sroce_send_wqe_inline(struct rxe_send_wqe *wqe,
+				 const struct ib_send_wr *wr, u32 max_inline)
+{
+	u32 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+
+		if (len > max_inline - total)
+			return -EINVAL;
+		/* Kernel consumers' addresses are kernel virtual addresses. */
+		memcpy(wqe->dma.inline_data + total,
+		       (void *)(uintptr_t)wr->sg_list[i].addr, len);
+		total += len;
+	}
+	wqe->dma.length = total;
+	return 0;
+}
+
+static int sroce_send_wqe_sges(struct rxe_send_wqe *wqe,
+			       const struct ib_send_wr *wr, u32 max_sge)
+{
+	u64 total = 0;
+	int i;
+
+	if (wr->num_sge > max_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		total += wr->sg_list[i].length;
+	}
+	if (total > U32_MAX)
+		return -EINVAL;
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.length = total;
+	return 0;
+}
+
+static void sroce_send_wqe_opcode_fields(struct rxe_send_wqe *wqe,
+					 const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
+		wqe->wr.wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.wr.reg.access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * sroce_send_wqe_from_wr - write a kernel send request into a ring slot
+ * @wqe: the slot
+ * @wr: the request
+ * @ud: the QP is UD or GSI (the request carries an address handle)
+ * @max_sge: the QP's send SGE limit
+ * @max_inline: the QP's inline limit
+ *
+ * Context: any.
+ * Return: 0 or -EINVAL.
+ */
+int sroce_send_wqe_from_wr(struct rxe_send_wqe *wqe, const struct ib_send_wr *wr,
+			   bool ud, u32 max_sge, u32 max_inline)
+{
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (ud) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.av = to_sah(ud_wr(wr)->ah)->av;
+	} else {
+		sroce_send_wqe_opcode_fields(wqe, wr);
+	}
+	if (wr->send_flags & IB_SEND_INLINE)
+		return sroce_send_wqe_inline(wqe, wr, max_inline);
+	return sroce_send_wqe_sges(wqe, wr, max_sge);
 }

@@ -17,4 +17,7 @@ static inline size_t sroce_recv_wqe_size(u32 max_sge)
 int sroce_recv_wqe_from_wr(struct rxe_recv_wqe *wqe,
 			   const struct ib_recv_wr *wr, u32 max_sge);
 
+int sroce_send_wqe_from_wr(struct rxe_send_wqe *wqe, const struct ib_send_wr *wr,
+			   bool ud, u32 max_sge, u32 max_inline);
+
 #endif /* SROCE_WQE_H */

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The completer.
+ *
+ * Send WQEs finish in PSN order. An acknowledgement for PSN p finishes
+ * every SEND and WRITE whose last PSN is at most p; a READ or ATOMIC
+ * finishes only with its response, so an acknowledgement past one whose
+ * response is missing means that response was lost, and the requester
+ * goes back to it. A WQE that finished is completed (a CQE if it was
+ * signalled or failed) once every older WQE has been.
+ */
+#include <linux/jiffies.h>
+#include <sroce/params.h>
+
+#include "sroce.h"
+#include "compat.h"
+#include "comp.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
+#include "pkt.h"
+#include "psn.h"
+#include "qp.h"
+#include "req.h"
+#include "resp.h"
+#include "task.h"
+#include "wire.h"
+
+/* IBTA RNR NAK timer field -> microseconds. */
+static const u32 sroce_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* libibverbs' completion opcode for ATOMIC_WRITE (6.1 has no kernel one). */
+#define SROCE_WC_ATOMIC_WRITE	9
+
+static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_UVERBS_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static bool sroce_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Post the completion of a send WQE; false if the CQ overflowed. */
+static bool sroce_comp_cqe(struct sroce_qp *qp, u64 wr_id, u32 wr_opcode,
+			   enum ib_wc_status status, u32 byte_len, bool signaled)
+{
+	struct ib_wc wc = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = sroce_wc_opcode(wr_opcode),
+		.byte_len = byte_len,
+		.qp = &qp->ibqp,
+		.port_num = 1,
+	};
+
+	if (status == IB_WC_SUCCESS && !signaled)
+		return true;
+	return !sroce_cq_post(qp->scq, &wc, false);
+}
+
+static bool sroce_signaled(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	return qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
+	       (w->send_flags & IB_SEND_SIGNALED);
+}
+
+/**
+ * sroce_comp_retire - complete the finished WQEs at the head of the SQ
+ * @qp: the QP, from its work item
+ *
+ * A failed WQE moves the QP to the error state after its completion.
+ */
+void sroce_comp_retire(struct sroce_qp *qp)
+{
+	while (qp->sq.cons != qp->req.snap) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq.cons);
+		bool ok;
+
+		if (w->state != SROCE_SWQE_DONE)
+			break;
+		ok = sroce_comp_cqe(qp, w->wr_id, w->opcode, w->status,
+				    w->length, sroce_signaled(qp, w));
+		if (qp->req.index == qp->sq.cons)
+			qp->req.index = (qp->req.index + 1) & qp->sq.index_mask;
+		sroce_queue_advance_consumer(&qp->sq);
+		if (w->status != IB_WC_SUCCESS || !ok) {
+			sroce_qp_error(qp);
+			break;
+		}
+	}
+}
+
+static unsigned long sroce_timeout_jiffies(struct sroce_qp *qp)
+{
+	u64 usecs = 4096ULL << qp->attr.timeout;	/* 4.096 us * 2^t, in ns */
+
+	usecs = div_u64(usecs, 1000);
+	/* Emulated hosts stall for milliseconds: never time out faster. */
+	return max(usecs_to_jiffies(usecs), msecs_to_jiffies(20));
+}
+
+/* (Re)start the transport timer while packets wait for acknowledgement. */
+void sroce_comp_arm_timer(struct sroce_qp *qp)
+{
+	if (qp->attr.timeout && !READ_ONCE(qp->dead))
+		mod_timer(&qp->retry_timer, jiffies + sroce_timeout_jiffies(qp));
+}
+
+static bool sroce_comp_pending(struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask)
+		if (sroce_swqe_at(qp, i)->state == SROCE_SWQE_PENDING)
+			return true;
+	return false;
+}
+
+/* Progress was made: the retry budgets start again. */
+static void sroce_comp_progress(struct sroce_qp *qp)
+{
+	qp->req.retry_cnt = qp->attr.retry_cnt;
+	qp->req.rnr_retry = qp->attr.rnr_retry;
+	if (sroce_comp_pending(qp))
+		sroce_comp_arm_timer(qp);
+	else
+		del_timer(&qp->retry_timer);
+}
+
+static void sroce_wqe_finish(struct sroce_qp *qp, struct sroce_swqe *w,
+			     enum ib_wc_status status)
+{
+	if (w->state == SROCE_SWQE_DONE)
+		return;
+	if (sroce_is_rd_atomic(w->opcode) && qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	w->status = status;
+	w->state = SROCE_SWQE_DONE;
+}
+
+/*
+ * Everything up to @psn (inclusive if @incl) was received by the
+ * responder. Returns the first READ/ATOMIC that should have been answered
+ * by then but was not (its response was lost), or NULL.
+ */
+static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn,
+					      bool incl)
+{
+	u32 i;
+
+	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (w->state == SROCE_SWQE_DONE)
+			continue;
+		if (w->state != SROCE_SWQE_PENDING)
+			break;
+		if (incl ? sroce_psn_after(w->last_psn, psn) :
+			   !sroce_psn_before(w->last_psn, psn))
+			break;
+		if (sroce_is_rd_atomic(w->opcode))
+			return w;
+		/* A SEND or WRITE not fully sent yet is not acknowledged. */
+		if (i == qp->req.index)
+			break;
+		sroce_wqe_finish(qp, w, IB_WC_SUCCESS);
+	}
+	if (incl ? !sroce_psn_before(psn, qp->comp.psn) :
+		   sroce_psn_after(psn, qp->comp.psn))
+		qp->comp.psn = incl ? sroce_psn_next(psn) : psn;
+	return NULL;
+}
+
+/* The oldest WQE still waiting for the responder. */
+static struct sroce_swqe *sroce_comp_oldest(struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (w->state == SROCE_SWQE_PENDING)
+			return w;
+		if (w->state == SROCE_SWQE_POSTED)
+			return NULL;
+	}
+	return NULL;
+}
+
+static u32 sroce_read_next_psn(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+
+	return sroce_psn_add(w->first_psn, w->read_done / mtu);
+}
+
+static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
+{
+	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RCV_SEQ_ERR);
+	sroce_req_rewind(qp, psn);
+}
+
+static void sroce_comp_lost_response(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	sroce_comp_go_back(qp, w->opcode == IB_WR_RDMA_READ ?
+			   sroce_read_next_psn(qp, w) : w->first_psn);
+}
+
+static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_swqe *w, *lost;
+	int err;
+
+	/* Responses to a READ acknowledge everything before it. */
+	lost = sroce_comp_ack_upto(qp, pkt->psn, false);
+	w = sroce_comp_oldest(qp);
+	if (lost && lost != w)
+		return sroce_comp_lost_response(qp, lost);
+	if (!w || w->opcode != IB_WR_RDMA_READ ||
+	    !sroce_psn_in_range(pkt->psn, w->first_psn, w->last_psn))
+		return;
+	if (pkt->psn != sroce_read_next_psn(qp, w)) {
+		if (sroce_psn_after(pkt->psn, sroce_read_next_psn(qp, w)))
+			sroce_comp_lost_response(qp, w);
+		return;		/* an older response again: a duplicate */
+	}
+	if (pkt->paylen > w->length - w->read_done)
+		return sroce_wqe_finish(qp, w, IB_WC_LOC_LEN_ERR);
+	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			     sroce_swqe_sge(w), w->num_sge, w->read_done,
+			     sroce_pkt_payload(skb), pkt->paylen, SROCE_TO_MR);
+	if (err)
+		return sroce_wqe_finish(qp, w, IB_WC_LOC_PROT_ERR);
+	w->read_done += pkt->paylen;
+	if (pkt->info->flags & SROCE_OPF_LAST) {
+		sroce_wqe_finish(qp, w, w->read_done == w->length ?
+				 IB_WC_SUCCESS : IB_WC_LOC_LEN_ERR);
+		qp->comp.psn = sroce_psn_next(w->last_psn);
+	}
+	sroce_comp_progress(qp);
+}
+
+static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_swqe *w, *lost;
+	u64 orig;
+	int err;
+
+	lost = sroce_comp_ack_upto(qp, pkt->psn, false);
+	w = sroce_comp_oldest(qp);
+	if (lost && lost != w)
+		return sroce_comp_lost_response(qp, lost);
+	if (!w || w->first_psn != pkt->psn ||
+	    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+	     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return;
+	orig = sroce_atmack_orig(sroce_pkt_eth(skb, SROCE_ETH_ATMACK));
+	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			     sroce_swqe_sge(w), w->num_sge, 0, &orig,
+			     sizeof(orig), SROCE_TO_MR);
+	sroce_wqe_finish(qp, w, err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+	qp->comp.psn = sroce_psn_next(pkt->psn);
+	sroce_comp_progress(qp);
+}
+
+/* The WQE that holds @psn, among those sent. */
+static struct sroce_swqe *sroce_comp_wqe_of(struct sroce_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (w->state == SROCE_SWQE_PENDING &&
+		    sroce_psn_in_range(psn, w->first_psn, w->last_psn))
+			return w;
+	}
+	return NULL;
+}
+
+static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
+{
+	struct sroce_swqe *w = sroce_comp_wqe_of(qp, psn);
+
+	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RCV_RNR_ERR);
+	if (!w)
+		return;
+	if (!qp->req.rnr_retry) {
+		sroce_counter_inc(to_sdev(qp->ibqp.device),
+				  SROCE_CNT_RNR_RETRY_EXCEEDED);
+		return sroce_wqe_finish(qp, w, IB_WC_RNR_RETRY_EXC_ERR);
+	}
+	if (qp->req.rnr_retry != 7)	/* 7 means retry forever */
+		qp->req.rnr_retry--;
+	sroce_req_rewind(qp, psn);
+	qp->rnr_wait = true;
+	del_timer(&qp->retry_timer);
+	mod_timer(&qp->rnr_timer,
+		  jiffies + usecs_to_jiffies(sroce_rnr_usecs[timer & 31]));
+}
+
+static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	struct sroce_swqe *w = sroce_comp_wqe_of(qp, psn);
+	enum ib_wc_status status;
+
+	if (code == SROCE_AETH_NAK_PSN_SEQ_ERR)
+		return sroce_comp_go_back(qp, psn);
+	if (!w)
+		return;
+	switch (code) {
+	case SROCE_AETH_NAK_INVALID_REQ:
+		status = IB_WC_REM_INV_REQ_ERR;
+		break;
+	case SROCE_AETH_NAK_REM_ACCESS_ERR:
+		status = IB_WC_REM_ACCESS_ERR;
+		break;
+	default:
+		status = IB_WC_REM_OP_ERR;
+		break;
+	}
+	sroce_wqe_finish(qp, w, status);
+}
+
+static void sroce_comp_ack(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	u8 syn = sroce_aeth_syn(sroce_pkt_eth(skb, SROCE_ETH_AETH));
+	struct sroce_swqe *lost;
+
+	if (sroce_aeth_syn_is_ack(syn)) {
+		lost = sroce_comp_ack_upto(qp, pkt->psn, true);
+		if (lost)
+			sroce_comp_lost_response(qp, lost);
+		sroce_comp_progress(qp);
+		return;
+	}
+	/* A NAK acknowledges everything before the PSN it names. */
+	lost = sroce_comp_ack_upto(qp, pkt->psn, false);
+	if (lost)
+		return sroce_comp_lost_response(qp, lost);
+	if (sroce_aeth_syn_is_rnr(syn))
+		sroce_comp_rnr(qp, pkt->psn, sroce_aeth_syn_value(syn));
+	else
+		sroce_comp_nak(qp, pkt->psn, syn);
+}
+
+static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	/* Responses to PSNs never sent are bogus. */
+	if (!sroce_psn_before(pkt->psn, qp->req.psn))
+		return;
+	if (pkt->info->flags & SROCE_OPF_ATMACK)
+		sroce_comp_atomic_ack(qp, skb);
+	else if (pkt->opcode == SROCE_OP_RC_ACKNOWLEDGE)
+		sroce_comp_ack(qp, skb);
+	else
+		sroce_comp_read_resp(qp, skb);
+}
+
+/* The transport timer fired: go back, or give up when out of retries. */
+static void sroce_comp_timeout(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w = sroce_comp_oldest(qp);
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	if (!w)
+		return;
+	if (!qp->req.retry_cnt) {
+		sroce_counter_inc(sdev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_wqe_finish(qp, w, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	if (qp->req.retry_cnt != 7)
+		qp->req.retry_cnt--;
+	sroce_counter_inc(sdev, SROCE_CNT_COMP_RETRY);
+	sroce_req_rewind(qp, w->opcode == IB_WR_RDMA_READ ?
+			 sroce_read_next_psn(qp, w) : w->first_psn);
+	sroce_comp_arm_timer(qp);
+}
+
+/**
+ * sroce_comp_run - handle what the responder sent back, and timeouts
+ * @qp: the QP, from its work item
+ *
+ * Return: true when it did anything.
+ */
+bool sroce_comp_run(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+	bool progress = false;
+	int budget = 64;
+
+	while (budget-- > 0 && (skb = skb_dequeue(&qp->resp_pkts))) {
+		if (sroce_qp_state(qp) != IB_QPS_ERR)
+			sroce_comp_packet(qp, skb);
+		sroce_task_consume(skb);
+		progress = true;
+	}
+	if (READ_ONCE(qp->retry_timer_fired)) {
+		WRITE_ONCE(qp->retry_timer_fired, false);
+		if (sroce_qp_state(qp) == IB_QPS_RTS)
+			sroce_comp_timeout(qp);
+		progress = true;
+	}
+	if (progress)
+		sroce_comp_retire(qp);
+	return progress;
+}
+
+/* Flush one receive WQE of the RQ with IB_WC_WR_FLUSH_ERR. */
+static bool sroce_flush_rq_one(struct sroce_qp *qp)
+{
+	const struct rxe_recv_wqe *slot;
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = 1,
+	};
+
+	if (sroce_queue_empty(&qp->rq))
+		return false;
+	slot = sroce_queue_consumer_slot(&qp->rq);
+	wc.wr_id = READ_ONCE(slot->wr_id);
+	sroce_cq_post(qp->rcq, &wc, false);
+	sroce_queue_advance_consumer(&qp->rq);
+	return true;
+}
+
+/* Flush one send WQE, copied or still in the ring. */
+static bool sroce_flush_sq_one(struct sroce_qp *qp)
+{
+	const struct rxe_send_wqe *slot;
+	u64 wr_id;
+	u32 opcode;
+
+	if (qp->sq.cons != qp->req.snap) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq.cons);
+
+		wr_id = w->wr_id;
+		opcode = w->opcode;
+		qp->req.index = qp->req.snap;
+	} else if (!sroce_queue_empty(&qp->sq)) {
+		slot = sroce_queue_consumer_slot(&qp->sq);
+		wr_id = READ_ONCE(slot->wr.wr_id);
+		opcode = READ_ONCE(slot->wr.opcode);
+		qp->req.snap = (qp->req.snap + 1) & qp->sq.index_mask;
+		qp->req.index = qp->req.snap;
+	} else {
+		return false;
+	}
+	sroce_comp_cqe(qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR, 0, true);
+	sroce_queue_advance_consumer(&qp->sq);
+	return true;
+}
+
+/**
+ * sroce_comp_flush - complete all outstanding work of a QP in error
+ * @qp: the QP, from its work item
+ *
+ * Return: true when anything was flushed.
+ */
+bool sroce_comp_flush(struct sroce_qp *qp)
+{
+	bool any = false;
+	int budget = 256;
+
+	del_timer(&qp->retry_timer);
+	qp->req.rd_atomic = 0;
+	while (budget-- > 0 && sroce_flush_sq_one(qp))
+		any = true;
+	any |= sroce_resp_flush(qp);
+	while (!qp->srq && budget-- > 0 && sroce_flush_rq_one(qp))
+		any = true;
+	return any;
+}
+
+void sroce_retry_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retry_timer);
+
+	WRITE_ONCE(qp->retry_timer_fired, true);
+	sroce_task_sched(qp);
+}
+
+void sroce_rnr_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
+
+	WRITE_ONCE(qp->rnr_wait, false);
+	sroce_task_sched(qp);
+}

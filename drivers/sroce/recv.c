@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive: check a RoCEv2 datagram from the wire before anything trusts
+ * it, find its QP and queue it to that QP's engine.
+ *
+ * Order of checks, cheapest and most fundamental first: device, length
+ * against the BTH, opcode known, length against the opcode's headers, pad
+ * and ICRC, transport version, ICRC, destination QP (exists, type allows
+ * the opcode, state accepts packets), P_Key. A packet failing any check is
+ * dropped and counted under its reason; nothing of it has been used yet.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <net/udp.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "counters.h"
+#include "device.h"
+#include "icrc.h"
+#include "mcast.h"
+#include "pkt.h"
+#include "qp.h"
+#include "recv.h"
+#include "task.h"
+
+static void sroce_drop(struct sroce_dev *sdev, struct sk_buff *skb,
+		       enum sroce_counter why)
+{
+	sroce_counter_inc(sdev, why);
+	kfree_skb(skb);
+}
+
+static enum sroce_qpt sroce_qpt_of(struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return SROCE_QPT_RC;
+	case IB_QPT_UC:
+		return SROCE_QPT_UC;
+	default:
+		return SROCE_QPT_UD;
+	}
+}
+
+/* Does the QP take this packet in its current state? */
+static bool sroce_qp_accepts(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	if (!sroce_opcode_valid_for(pkt->opcode, sroce_qpt_of(qp)))
+		return false;
+	if (pkt->info->flags & SROCE_OPF_REQ)
+		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		       state == IB_QPS_SQD || state == IB_QPS_SQE;
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE;
+}
+
+/*
+ * Lengths and ICRC. On success skb->data is the BTH and the ICRC is
+ * trimmed off, so the packet ends with its pad.
+ */
+static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt)
+{
+	struct sroce_bth *bth;
+	unsigned int len;
+	u8 pad;
+
+	if (skb_linearize(skb))
+		return SROCE_CNT_DROP_NOMEM;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
+		return SROCE_CNT_DROP_LENGTH;
+	__skb_pull(skb, sizeof(struct udphdr));
+	len = skb->len;
+	if (len < sizeof(*bth) + SROCE_ICRC_LEN)
+		return SROCE_CNT_DROP_LENGTH;
+	bth = sroce_pkt_bth(skb);
+	pkt->opcode = sroce_bth_opcode(bth);
+	pkt->info = sroce_opcode_info(pkt->opcode);
+	if (!sroce_opcode_known(pkt->opcode))
+		return SROCE_CNT_DROP_OPCODE;
+	pad = sroce_bth_pad(bth);
+	if (len < pkt->info->hdr_len + pad + SROCE_ICRC_LEN)
+		return SROCE_CNT_DROP_LENGTH;
+	if (sroce_bth_tver(bth))
+		return SROCE_CNT_DROP_HEADER;
+	if (sroce_icrc_check(skb_network_header(skb),
+			     skb_tail_pointer(skb) - skb_network_header(skb)))
+		return SROCE_CNT_DROP_ICRC;
+
+	pkt->hdr_len = pkt->info->hdr_len;
+	pkt->paylen = len - pkt->hdr_len - pad - SROCE_ICRC_LEN;
+	pkt->psn = sroce_bth_psn(bth);
+	pkt->net_type = ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
+						    RDMA_NETWORK_IPV6;
+	skb_trim(skb, len - SROCE_ICRC_LEN);
+	return -1;
+}
+
+/* Hand a checked packet to one QP. Consumes @skb and the QP reference. */
+static void sroce_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+			  struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	u16 pkey = sroce_bth_pkey(sroce_pkt_bth(skb));
+
+	if (!sroce_qp_accepts(qp, pkt)) {
+		sroce_qp_put(qp);
+		sroce_drop(sdev, skb, SROCE_CNT_DROP_QP_STATE);
+		return;
+	}
+	/* One partition, the default: full or limited member key. */
+	if ((pkey & 0x7fff) != 0x7fff) {
+		sroce_qp_put(qp);
+		sroce_drop(sdev, skb, SROCE_CNT_DROP_PKEY_QKEY);
+		return;
+	}
+	pkt->qp = qp;
+	sroce_counter_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_counter_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	sroce_task_rx(qp, skb);
+}
+
+static void sroce_deliver_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	union ib_gid mgid;
+
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
+	sroce_mcast_deliver(sdev, &mgid, skb, sroce_deliver);
+}
+
+static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_qp *qp;
+	int why;
+	u32 qpn;
+
+	memset(pkt, 0, sizeof(*pkt));
+	why = sroce_check_packet(skb, pkt);
+	if (why >= 0) {
+		sroce_drop(sdev, skb, why);
+		return;
+	}
+	qpn = sroce_bth_qpn(sroce_pkt_bth(skb));
+	if (qpn == IB_MULTICAST_QPN) {
+		if (pkt->opcode != SROCE_OP_UD_SEND_ONLY &&
+		    pkt->opcode != SROCE_OP_UD_SEND_ONLY_IMM) {
+			sroce_drop(sdev, skb, SROCE_CNT_DROP_HEADER);
+			return;
+		}
+		sroce_deliver_mcast(sdev, skb);
+		return;
+	}
+	qp = sroce_qp_get(sdev, qpn);
+	if (!qp) {
+		sroce_drop(sdev, skb, SROCE_CNT_DROP_QPN);
+		return;
+	}
+	sroce_deliver(sdev, qp, skb);
+}
+
+/**
+ * sroce_rcv - receive handler given to net.c
+ * @skb: a UDP datagram to port 4791, data at the UDP header
+ *
+ * Context: softirq (or BH-disabled, for looped-back packets).
+ */
+void sroce_rcv(struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
+
+	if (!sdev) {
+		kfree_skb(skb);
+		return;
+	}
+	sroce_rcv_dev(sdev, skb);
+	ib_device_put(&sdev->ibdev);
+}

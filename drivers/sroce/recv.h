@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The receive entry of the transport: every RoCEv2 datagram starts here. */
+#ifndef SROCE_RECV_H
+#define SROCE_RECV_H
+
+struct sk_buff;
+
+void sroce_rcv(struct sk_buff *skb);
+
+#endif /* SROCE_RECV_H */

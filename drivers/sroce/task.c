@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-QP engine runs as one work item on an unbound workqueue: the
+ * completer first (acknowledgements free send-queue room), then the
+ * responder, then the requester, until nothing moves or the round budget
+ * is spent, in which case it queues itself again so that other QPs get
+ * their turn. A work item never runs concurrently with itself, which is
+ * what lets the engine's state go without locks.
+ *
+ * The workqueue has WQ_MEM_RECLAIM because kernel storage consumers
+ * (NVMe over Fabrics) may need it to make progress under memory pressure.
+ */
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+
+#include "sroce.h"
+#include "comp.h"
+#include "pkt.h"
+#include "qp.h"
+#include "req.h"
+#include "resp.h"
+#include "task.h"
+
+#define SROCE_WORK_ROUNDS	16
+
+static struct workqueue_struct *sroce_wq;
+
+int sroce_task_init(void)
+{
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM |
+				   WQ_HIGHPRI, 0);
+	return sroce_wq ? 0 : -ENOMEM;
+}
+
+void sroce_task_exit(void)
+{
+	destroy_workqueue(sroce_wq);
+}
+
+static bool sroce_engine_round(struct sroce_qp *qp)
+{
+	bool progress;
+
+	progress = sroce_comp_run(qp);
+	progress |= sroce_resp_run(qp);
+	if (sroce_qp_state(qp) == IB_QPS_ERR)
+		progress |= sroce_comp_flush(qp);
+	else
+		progress |= sroce_req_run(qp);
+	return progress;
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	int rounds = SROCE_WORK_ROUNDS;
+
+	while (sroce_engine_round(qp)) {
+		if (!--rounds) {
+			sroce_task_sched(qp);
+			return;
+		}
+	}
+}
+
+void sroce_task_qp_init(struct sroce_qp *qp)
+{
+	INIT_WORK(&qp->work, sroce_qp_work);
+	skb_queue_head_init(&qp->req_pkts);
+	skb_queue_head_init(&qp->resp_pkts);
+	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
+	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
+}
+
+/**
+ * sroce_task_sched - make sure the engine of @qp runs soon
+ * @qp: the QP
+ *
+ * Context: any.
+ */
+void sroce_task_sched(struct sroce_qp *qp)
+{
+	if (!READ_ONCE(qp->dead))
+		queue_work(sroce_wq, &qp->work);
+}
+
+/**
+ * sroce_task_rx - queue a checked packet for the engine of its QP
+ * @qp: the QP; the packet holds a reference on it
+ * @skb: the packet, sroce_pkt(skb)->qp == @qp
+ *
+ * Context: softirq or BH disabled.
+ */
+void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sk_buff_head *list = sroce_pkt(skb)->info->flags & SROCE_OPF_REQ ?
+				    &qp->req_pkts : &qp->resp_pkts;
+	unsigned long flags;
+
+	/* Checked under the queue lock: see sroce_task_qp_stop(). */
+	spin_lock_irqsave(&list->lock, flags);
+	if (unlikely(qp->dead)) {
+		spin_unlock_irqrestore(&list->lock, flags);
+		sroce_task_consume(skb);
+		return;
+	}
+	__skb_queue_tail(list, skb);
+	spin_unlock_irqrestore(&list->lock, flags);
+	sroce_task_sched(qp);
+}
+
+/* Done with a received packet: free it and its QP reference. */
+void sroce_task_consume(struct sk_buff *skb)
+{
+	struct sroce_qp *qp = sroce_pkt(skb)->qp;
+
+	kfree_skb(skb);
+	if (qp)
+		sroce_qp_put(qp);
+}
+
+static void sroce_purge(struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(list)))
+		sroce_task_consume(skb);
+}
+
+/**
+ * sroce_task_qp_stop - stop the engine of a QP being destroyed
+ * @qp: the QP, already unpublished so no new packet can reach it
+ *
+ * Order: no more scheduling, then the timers (which schedule), then the
+ * work itself, then the packets still queued (each holds a reference the
+ * destroy path is about to wait for).
+ *
+ * Context: process context.
+ */
+void sroce_task_qp_stop(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	/*
+	 * A packet looked up just before the QP was unpublished may still be
+	 * on its way to a queue: setting @dead under both queue locks means
+	 * it is either queued before the purge below or dropped on arrival.
+	 */
+	spin_lock_irqsave(&qp->req_pkts.lock, flags);
+	WRITE_ONCE(qp->dead, true);
+	spin_unlock_irqrestore(&qp->req_pkts.lock, flags);
+	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
+	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
+	del_timer_sync(&qp->retry_timer);
+	del_timer_sync(&qp->rnr_timer);
+	cancel_work_sync(&qp->work);
+	sroce_purge(&qp->req_pkts);
+	sroce_purge(&qp->resp_pkts);
+}
