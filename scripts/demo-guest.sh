@@ -5,6 +5,15 @@
 # what the stock rdma-core tools see.
 set -eu
 
+# The tools exchange QP numbers over TCP: wait for the server to listen.
+wait_listen() {
+	for _ in $(seq 300); do
+		ss -ltnH "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 step() {
 	printf '\n==== %s\n' "$*"
 }
@@ -33,6 +42,26 @@ ibv_devices
 
 step "ibv_devinfo -v -d sroce0"
 ibv_devinfo -v -d sroce0
+
+gidx=$(for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
+	[ "$(cat "$g")" = 0000:0000:0000:0000:0000:ffff:c000:0201 ] && basename "$g"
+done | head -n 1)
+
+step "ibv_rc_pingpong -d sroce0 -g $gidx -c (server and client in this guest)"
+ibv_rc_pingpong -d sroce0 -g "$gidx" -n 200 -c >/tmp/pp-server.log 2>&1 &
+wait_listen 18515
+ibv_rc_pingpong -d sroce0 -g "$gidx" -n 200 -c 127.0.0.1
+wait
+sed 's/^/server: /' /tmp/pp-server.log
+
+step "ib_write_bw -d sroce0 -x $gidx -s 65536 -n 500 --report_gbits"
+ib_write_bw -d sroce0 -x "$gidx" -F -s 65536 -n 500 --report_gbits >/tmp/bw-server.log 2>&1 &
+wait_listen 18515
+ib_write_bw -d sroce0 -x "$gidx" -F -s 65536 -n 500 --report_gbits 127.0.0.1
+wait
+
+step "rdma statistic show link sroce0/1"
+rdma statistic show link sroce0/1
 
 step "rdma resource show"
 rdma resource show

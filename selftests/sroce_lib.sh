@@ -100,3 +100,13 @@ rdma_links() {
 sroce_res_counts() {
 	rdma resource show "$1" 2>/dev/null | sed -n "s/^[0-9]*: $1: //p"
 }
+
+# Wait until a TCP port listens here (the out-of-band exchange of the
+# pingpong and perftest tools), instead of guessing with sleep.
+sroce_port_listening() {
+	ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
+}
+
+sroce_wait_listen() {
+	wait_for "TCP port $1 listening" 30 sroce_port_listening "$1" >/dev/null
+}

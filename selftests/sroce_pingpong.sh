@@ -33,7 +33,7 @@ pingpong() {
 	slog=$(mktemp) clog=$(mktemp)
 	timeout 60 "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" >"$slog" 2>&1 &
 	spid=$!
-	sleep 0.5
+	sroce_wait_listen "$port"
 	timeout 60 "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" 127.0.0.1 >"$clog" 2>&1
 	local crc=$?
 	wait "$spid"

@@ -4,15 +4,15 @@
 # The rdma-core pyverbs suite (Debian's python3-pyverbs ships it, gzipped,
 # in /usr/share/doc/rdma-core/tests) on an sroce device, one TAP result per
 # unittest test. Failures and errors fail; skips are reported with their
-# reason. SROCE_PYVERBS_TESTS selects the unittest names to run (default:
-# the modules that need no data path).
+# reason. SROCE_PYVERBS_TESTS selects unittest names to run (default: the
+# whole suite).
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
-DEFAULT_TESTS="tests.test_device tests.test_pd tests.test_cq.CQAPITest
-tests.test_qp tests.test_addr tests.test_mr.MRTest.test_reg_mr_bad_flags
-tests.test_mr.DeviceMemoryAPITest tests.test_mr.DmaBufMRTest"
-selectors=${SROCE_PYVERBS_TESTS:-$DEFAULT_TESTS}
+selectors=${SROCE_PYVERBS_TESTS:-}
+# The whole suite must pass at least this many tests (issue #4's bar;
+# rdma_rxe on the same kernel passes 86).
+min_pass=${SROCE_PYVERBS_MIN_PASS:-$([ -z "$selectors" ] && echo 98 || echo 0)}
 
 sroce_reset
 sroce_load
@@ -24,6 +24,9 @@ done | head -n 1)
 
 baseline=$(sroce_res_counts sroce0)
 echo "# objects before the suite: $baseline"
+
+# Some tests need 2 MiB huge pages.
+echo 64 >/proc/sys/vm/nr_hugepages
 
 # Python imports modules, not .py.gz: unpack a private copy.
 work=$(mktemp -d)
@@ -38,11 +41,14 @@ rc=$?
 # "test_x (tests.test_pd.PDTest...) ... ok|FAIL|ERROR|skipped 'why'"; a
 # docstring may push the verdict onto the next line.
 results=$(awk '
-	/^test_[A-Za-z0-9_]+ \(/ { name = $1 " " $2; line = $0 }
+	function verdict(v) { return v ~ /^(ok|FAIL|ERROR|skipped|expected failure|unexpected success)/ }
+	/^test_[A-Za-z0-9_]+ \(/ { name = $1 " " $2 }
 	name != "" && / \.\.\. / {
-		v = $0; sub(/.* \.\.\. /, "", v); print name "\t" v; name = ""; next
+		v = $0; sub(/.* \.\.\. /, "", v)
+		if (verdict(v)) { print name "\t" v; name = "" }
+		next
 	}
-	name != "" && /^(ok|FAIL|ERROR|skipped)/ { print name "\t" $0; name = "" }
+	name != "" && verdict($0) { print name "\t" $0; name = "" }
 ' "$log")
 count=$(grep -c . <<<"$results")
 ktap_plan $((count + 2))
@@ -57,8 +63,10 @@ while IFS=$'\t' read -r name verdict; do
 done <<<"$results"
 
 summary=$(grep -E '^(Ran |OK|FAILED)' "$log" | tr '\n' ' ')
-echo "# pyverbs: $summary"
-if [ "$rc" -eq 0 ] && grep -q '^OK' "$log"; then
+passed=$(grep -c $'\tok$' <<<"$results")
+echo "# pyverbs: $summary; $passed passed (at least $min_pass required)"
+if [ "$rc" -eq 0 ] && grep -q '^OK' "$log" &&
+   [ "$passed" -ge "$min_pass" ]; then
 	ktap_ok "pyverbs run: $summary"
 else
 	grep -E -A25 '^(ERROR|FAIL):' "$log" | sed 's/^/# /' | head -200

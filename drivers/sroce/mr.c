@@ -330,8 +330,9 @@ static int sroce_check_reg_args(u64 start, u64 length, u64 iova, int access)
 {
 	if (access & ~SROCE_MR_ACCESS)
 		return -EOPNOTSUPP;
+	/* The last byte may be at 2^64 - 1; nothing may wrap past it. */
 	if (!length || length > SROCE_MAX_MR_SIZE ||
-	    iova + length < iova || start + length < start)
+	    iova + (length - 1) < iova || start + (length - 1) < start)
 		return -EINVAL;
 	return 0;
 }

@@ -581,8 +581,11 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	if (!qp->is_user)
-		err = sroce_post_send_kernel(qp, wr, bad_wr);
+	if (qp->is_user) {
+		sroce_task_doorbell(qp);
+		return 0;
+	}
+	err = sroce_post_send_kernel(qp, wr, bad_wr);
 	sroce_task_sched(qp);
 	return err;
 }

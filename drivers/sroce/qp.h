@@ -6,6 +6,7 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/mutex.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -68,6 +69,8 @@ struct sroce_qp {
 	 * create/destroy, when it cannot run), except where noted.
 	 */
 	struct work_struct work;
+	/* engine_lock: one runner at a time, the work item or a doorbell */
+	struct mutex engine_lock;
 	bool dead;			/* destroy started: no more scheduling */
 	struct sk_buff_head req_pkts;	/* requests for the responder */
 	struct sk_buff_head resp_pkts;	/* responses and ACKs for the completer */

@@ -172,6 +172,13 @@ static int sroce_swqe_copy_data(struct sroce_qp *qp, struct sroce_swqe *w,
 	u64 total = 0;
 	u32 i;
 
+	/* rdma-core puts ATOMIC_WRITE's 8 bytes where inline data goes. */
+	if (w->opcode == IB_UVERBS_WR_ATOMIC_WRITE) {
+		w->is_inline = true;
+		memcpy(w->data, slot->dma.inline_data, 8);
+		w->length = 8;
+		return 0;
+	}
 	if (w->send_flags & IB_SEND_INLINE) {
 		if (dma_length > qp->sq_max_inline)
 			return -EINVAL;
@@ -368,32 +375,25 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	const struct rxe_av *av = w->remote_qpn || qp->ibqp.qp_type == IB_QPT_UD ||
-				  qp->ibqp.qp_type == IB_QPT_GSI ? &w->av : &qp->av;
+	bool connected = qp->ibqp.qp_type == IB_QPT_RC ||
+			 qp->ibqp.qp_type == IB_QPT_UC;
+	/* Connected QPs use their path; datagrams carry their own address. */
+	const struct rxe_av *av = connected ? &qp->av : &w->av;
+	u32 dqpn = connected ? qp->attr.dest_qp_num : w->remote_qpn;
 	u8 pad = sroce_pad_count(paylen);
 	bool se = (info->flags & SROCE_OPF_LAST) &&
 		  (w->send_flags & IB_SEND_SOLICITED);
-	u32 dqpn;
 	struct sk_buff *skb;
 	int err;
 
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
-		av = &qp->av;
-		dqpn = qp->attr.dest_qp_num;
-	} else {
-		dqpn = w->remote_qpn;
-	}
 	skb = sroce_net_alloc(sdev, av, info->hdr_len + paylen + pad);
 	if (!skb)
 		return -EAGAIN;
 	sroce_bth_init(sroce_pkt_bth_raw(skb), opcode, se, pad,
 		       IB_DEFAULT_PKEY_FULL, dqpn, ackreq, qp->req.psn);
 	sroce_fill_eths(qp, w, skb, info, offset);
-	if (opcode == SROCE_OP_RC_ATOMIC_WRITE)
-		err = sroce_fill_payload(qp, w, skb->data + info->hdr_len, 0, 8);
-	else
-		err = sroce_fill_payload(qp, w, skb->data + info->hdr_len,
-					 offset, paylen);
+	err = sroce_fill_payload(qp, w, skb->data + info->hdr_len, offset,
+				 paylen);
 	if (err) {
 		kfree_skb(skb);
 		return -EACCES;
@@ -409,6 +409,7 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *w, u32 mtu)
 	w->first_psn = qp->req.psn;
 	w->last_psn = sroce_psn_add(qp->req.psn, sroce_wqe_npsn(w, mtu) - 1);
 	qp->req.offset = 0;
+	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RDMA_SENDS);
 	if (sroce_is_rd_atomic(w->opcode))
 		qp->req.rd_atomic++;
 }
@@ -426,7 +427,9 @@ static int sroce_req_step(struct sroce_qp *qp, struct sroce_swqe *w, u32 mtu)
 		      w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
 		      w->opcode == IB_UVERBS_WR_ATOMIC_WRITE;
 	u32 left = w->length - qp->req.offset;
-	u32 paylen = single ? 0 : min(left, mtu);
+	/* READ and ATOMIC requests carry no payload; ATOMIC WRITE its 8 bytes. */
+	u32 paylen = w->opcode == IB_UVERBS_WR_ATOMIC_WRITE ? 8 :
+		     single ? 0 : min(left, mtu);
 	bool first = qp->req.offset == 0;
 	bool last = single || left <= mtu;
 	bool ackreq;

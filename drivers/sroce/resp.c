@@ -328,6 +328,17 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 		wr->rkey = sroce_reth_rkey(reth);
 		wr->resid = sroce_reth_len(reth);
 		wr->len = wr->resid;
+		/* The whole message must fit before its first byte lands. */
+		if (wr->len) {
+			mr = sroce_rkey_resolve(qp_sdev(qp), qp, wr->rkey, wr->va,
+						wr->len, IB_ACCESS_REMOTE_WRITE);
+			if (!mr) {
+				sroce_counter_inc(qp_sdev(qp),
+						  SROCE_CNT_RKEY_VIOLATION);
+				return SROCE_RESP_NAK_ACCESS;
+			}
+			sroce_mr_put(mr);
+		}
 	}
 	if (pkt->paylen > wr->resid ||
 	    (!(pkt->info->flags & SROCE_OPF_LAST) && pkt->paylen != mtu) ||

@@ -50,22 +50,59 @@ static bool sroce_engine_round(struct sroce_qp *qp)
 	return progress;
 }
 
+/* Run the engine until idle or out of rounds. Caller holds engine_lock. */
+static bool sroce_engine_run(struct sroce_qp *qp)
+{
+	int rounds = SROCE_WORK_ROUNDS;
+
+	lockdep_assert_held(&qp->engine_lock);
+	while (sroce_engine_round(qp))
+		if (!--rounds)
+			return false;
+	return true;
+}
+
 static void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
-	int rounds = SROCE_WORK_ROUNDS;
+	bool idle;
 
-	while (sroce_engine_round(qp)) {
-		if (!--rounds) {
-			sroce_task_sched(qp);
-			return;
-		}
+	mutex_lock(&qp->engine_lock);
+	idle = sroce_engine_run(qp);
+	mutex_unlock(&qp->engine_lock);
+	if (!idle)
+		sroce_task_sched(qp);
+}
+
+/**
+ * sroce_task_doorbell - a user process rang the send doorbell
+ * @qp: the QP
+ *
+ * The engine runs right here, in the caller's context, unless it is
+ * already running elsewhere: what was posted goes out before the system
+ * call returns, which saves a wake-up per message, and completions that
+ * need no answer (UD, local operations) are there when it returns.
+ *
+ * Context: process context (the post_send system call).
+ */
+void sroce_task_doorbell(struct sroce_qp *qp)
+{
+	bool idle;
+
+	if (!mutex_trylock(&qp->engine_lock)) {
+		sroce_task_sched(qp);
+		return;
 	}
+	idle = sroce_engine_run(qp);
+	mutex_unlock(&qp->engine_lock);
+	if (!idle)
+		sroce_task_sched(qp);
 }
 
 void sroce_task_qp_init(struct sroce_qp *qp)
 {
 	INIT_WORK(&qp->work, sroce_qp_work);
+	mutex_init(&qp->engine_lock);
 	skb_queue_head_init(&qp->req_pkts);
 	skb_queue_head_init(&qp->resp_pkts);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);

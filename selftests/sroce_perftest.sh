@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perftest 4.5 over an sroce device, server and client in the same guest
+# (the loopback path): ib_{send,write,read,atomic}_{bw,lat}, all sizes (-a),
+# over out-of-band TCP and over rdma_cm (-R), with 4 QPs for the BW tests,
+# over the IPv4 and the IPv6 RoCEv2 GID.
+#
+# Each combination is one TAP result. It passes when both sides exit 0 and
+# the client printed one result row per message size, the last being the
+# largest size (8 MiB for -a, 8 B for the atomic tests).
+#
+# perftest refuses -a for the atomic tests ("Message size cannot be changed
+# for Atomic tests"), so those run their one size (8 B) with each atomic
+# type instead.
+#
+# Environment:
+#   SROCE_PERFTEST_ITERS         -n for the -a sweeps (5)
+#   SROCE_PERFTEST_ATOMIC_ITERS  -n for the atomic tests (100)
+#   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (90)
+#   SROCE_PERFTEST_ONLY          a regex: run only the combinations it matches
+set -u
+cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+
+N=${SROCE_PERFTEST_ITERS:-5}
+NA=${SROCE_PERFTEST_ATOMIC_ITERS:-100}
+ONLY=${SROCE_PERFTEST_ONLY:-}
+PAIR_TIMEOUT=${SROCE_PERFTEST_PAIR_TIMEOUT:-90}	# seconds for one pair
+ALL=8388608		# the last size of an -a sweep (perftest's MAX_SIZE)
+
+# name                program        gid  last-size  options
+COMBOS=$(cat <<EOF
+send_bw_all           ib_send_bw     4    $ALL       -a -n $N
+send_bw_all_rdmacm    ib_send_bw     4    $ALL       -a -n $N -R
+send_bw_all_q4        ib_send_bw     4    $ALL       -a -n $N -q 4
+send_bw_q4_rdmacm     ib_send_bw     4    65536      -s 65536 -n $N -q 4 -R
+send_bw_all_ipv6      ib_send_bw     6    $ALL       -a -n $N
+send_lat_all          ib_send_lat    4    $ALL       -a -n $N
+send_lat_all_rdmacm   ib_send_lat    4    $ALL       -a -n $N -R
+send_lat_all_ipv6     ib_send_lat    6    $ALL       -a -n $N
+write_bw_all          ib_write_bw    4    $ALL       -a -n $N
+write_bw_all_rdmacm   ib_write_bw    4    $ALL       -a -n $N -R
+write_bw_all_q4       ib_write_bw    4    $ALL       -a -n $N -q 4
+write_bw_all_ipv6     ib_write_bw    6    $ALL       -a -n $N
+write_lat_all         ib_write_lat   4    $ALL       -a -n $N
+write_lat_all_rdmacm  ib_write_lat   4    $ALL       -a -n $N -R
+read_bw_all           ib_read_bw     4    $ALL       -a -n $N
+read_bw_all_rdmacm    ib_read_bw     4    $ALL       -a -n $N -R
+read_bw_all_q4        ib_read_bw     4    $ALL       -a -n $N -q 4
+read_bw_all_ipv6      ib_read_bw     6    $ALL       -a -n $N
+read_lat_all          ib_read_lat    4    $ALL       -a -n $N
+read_lat_all_rdmacm   ib_read_lat    4    $ALL       -a -n $N -R
+atomic_bw_fadd        ib_atomic_bw   4    8          -A FETCH_AND_ADD -n $NA
+atomic_bw_cas         ib_atomic_bw   4    8          -A CMP_AND_SWAP -n $NA
+atomic_bw_rdmacm      ib_atomic_bw   4    8          -n $NA -R
+atomic_bw_q4          ib_atomic_bw   4    8          -n $NA -q 4
+atomic_bw_ipv6        ib_atomic_bw   6    8          -n $NA
+atomic_lat_fadd       ib_atomic_lat  4    8          -A FETCH_AND_ADD -n $NA
+atomic_lat_cas        ib_atomic_lat  4    8          -A CMP_AND_SWAP -n $NA
+atomic_lat_rdmacm     ib_atomic_lat  4    8          -n $NA -R
+EOF
+)
+
+gid4=0000:0000:0000:0000:0000:ffff:c000:0201
+gid6=2001:0db8:0005:0000:0000:0000:0000:0001
+
+gid_index() {
+	local g
+	for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
+		[ "$(cat "$g")" = "$1" ] && { basename "$g"; return; }
+	done
+}
+
+# Is something listening on TCP port $1 (perftest's out-of-band exchange)?
+tcp_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# Is an rdma_cm ID listening on port $1 (perftest -R, rping, ucmatose)?
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
+}
+
+# The sizes of the result rows of a perftest output, one per line.
+result_sizes() {
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { print $1 }' "$1"
+}
+
+# The sizes an -a sweep reports: 2 .. 8 MiB, or just $1 for a single size.
+expected_sizes() {
+	local s
+	if [ "$1" = all ]; then
+		for ((s = 2; s <= ALL; s *= 2)); do echo $s; done
+	else
+		echo "$1"
+	fi
+}
+
+# Wait up to $2 seconds for process $1 to end; kill it if it does not.
+# Sets REAP_RC to its exit status (or "killed").
+reap() {
+	local pid=$1 t=$(($2 * 5))
+	while kill -0 "$pid" 2>/dev/null && ((t-- > 0)); do sleep 0.2; done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		REAP_RC=killed
+		return
+	fi
+	wait "$pid"
+	REAP_RC=$?
+}
+
+# perftest_pair NAME PROG GIDX PORT LAST OPTIONS...: server in the
+# background, client in front; both must exit 0, the client must print the
+# expected result rows. On failure prints both logs, counters and dmesg.
+perftest_pair() {
+	local name=$1 prog=$2 gidx=$3 port=$4 last=$5
+	shift 5
+	local opts=("$@") slog clog spid crc src host=127.0.0.1 why=() rdmacm=
+	[[ " ${opts[*]} " == *" -R "* ]] && rdmacm=1
+	# rdma_cm cannot resolve 127.0.0.1 to an RDMA device: use eth0's address.
+	[ -n "$rdmacm" ] && host=192.0.2.1
+	slog=$(mktemp) clog=$(mktemp)
+	kmsg_mark
+	local start=$EPOCHREALTIME
+	timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" >"$slog" 2>&1 &
+	spid=$!
+	if [ -n "$rdmacm" ]; then
+		wait_for "$name server listening (rdma_cm)" 30 cm_listening "$port"
+	else
+		wait_for "$name server listening (tcp)" 30 tcp_listening "$port"
+	fi || why+=("server never listened on port $port")
+	if [ ${#why[@]} = 0 ]; then
+		timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" "$host" >"$clog" 2>&1
+		crc=$?
+		reap "$spid" 30
+		src=$REAP_RC
+	else
+		reap "$spid" 0
+		src=$REAP_RC crc="not run"
+	fi
+	local secs=$(( ($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$start")) / 1000 ))
+	[ "$crc" = 0 ] || why+=("client exit $crc")
+	[ "$src" = 0 ] || why+=("server exit $src")
+	local want got
+	if [ "$last" = "$ALL" ]; then want=$(expected_sizes all); else want=$(expected_sizes "$last"); fi
+	got=$(result_sizes "$clog")
+	if [ "$got" != "$want" ]; then
+		why+=("client result rows: sizes [${got//$'\n'/ }], expected [${want//$'\n'/ }]")
+	fi
+	echo "$name: ${secs} ms"
+	if [ ${#why[@]} = 0 ]; then
+		rm -f "$slog" "$clog"
+		return 0
+	fi
+	echo "FAILED: $(printf '%s; ' "${why[@]}")"
+	echo "\$ $prog -d sroce0 -x $gidx -F -p $port ${opts[*]} [$host]"
+	sed 's/^/client: /' "$clog"
+	sed 's/^/server: /' "$slog"
+	rdma statistic show link sroce0/1 | sed 's/^/counters: /'
+	kmsg_since_mark | sed 's/^/dmesg: /'
+	rm -f "$slog" "$clog"
+	return 1
+}
+
+run_start=$EPOCHREALTIME
+sroce_reset
+sroce_load
+ip -6 addr add 2001:db8:5::1/64 dev eth0 nodad
+rdma link add sroce0 type sroce netdev eth0
+wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
+idx4=$(gid_index $gid4)
+idx6=$(gid_index $gid6)
+echo "# GID index: IPv4 $idx4, IPv6 $idx6; -n $N (sweeps), $NA (atomics)"
+
+selected=()
+while read -r name prog gid last opts; do
+	[ -n "$name" ] || continue
+	[ -z "$ONLY" ] || [[ $name =~ $ONLY ]] || continue
+	selected+=("$name $prog $gid $last $opts")
+done <<<"$COMBOS"
+
+ktap_plan $((${#selected[@]} + 1))
+port=19000
+for row in "${selected[@]}"; do
+	read -r name prog gid last opts <<<"$row"
+	port=$((port + 1))
+	[ "$gid" = 6 ] && idx=$idx6 || idx=$idx4
+	# word splitting of $opts is intended: it is a list of options
+	# shellcheck disable=SC2086
+	_ktap_run perftest_pair "$name" "$prog" "$idx" "$port" "$last" $opts
+	echo "# $(head -n1 <<<"$KTAP_OUT")"
+	if ((KTAP_RC == 0)); then
+		ktap_ok "$name: $prog $opts (GID $idx)"
+	else
+		ktap_fail "$name: $prog $opts (GID $idx)" "$(tail -n +2 <<<"$KTAP_OUT")"
+	fi
+done
+rdma statistic show link sroce0/1 | sed 's/^/# /'
+rdma link delete sroce0
+ip -6 addr del 2001:db8:5::1/64 dev eth0
+ktap_check "module unloads after traffic" rmmod sroce
+echo "# total $(( ($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$run_start")) / 1000000 )) s"
+ktap_finish
