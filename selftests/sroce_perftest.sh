@@ -4,11 +4,12 @@
 # perftest 4.5 over an sroce device, server and client in the same guest
 # (the loopback path): ib_{send,write,read,atomic}_{bw,lat}, all sizes (-a),
 # over out-of-band TCP and over rdma_cm (-R), with 4 QPs for the BW tests,
-# over the IPv4 and the IPv6 RoCEv2 GID.
+# over the IPv4 RoCEv2 GID, and one size over the IPv6 GID.
 #
 # Each combination is one TAP result. It passes when both sides exit 0 and
 # the client printed one result row per message size, the last being the
-# largest size (8 MiB for -a, 8 B for the atomic tests).
+# largest size (8 MiB for -a, 64 KiB for single-size runs, 8 B for the
+# atomic tests).
 #
 # perftest refuses -a for the atomic tests ("Message size cannot be changed
 # for Atomic tests"), so those run their one size (8 B) with each atomic
@@ -17,6 +18,7 @@
 # Environment:
 #   SROCE_PERFTEST_ITERS         -n for the -a sweeps (5)
 #   SROCE_PERFTEST_ATOMIC_ITERS  -n for the atomic tests (100)
+#   SROCE_PERFTEST_QP_ITERS      -n (per QP) for the -q 4 sweeps (2)
 #   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (90)
 #   SROCE_PERFTEST_ONLY          a regex: run only the combinations it matches
 set -u
@@ -24,6 +26,7 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
 N=${SROCE_PERFTEST_ITERS:-5}
 NA=${SROCE_PERFTEST_ATOMIC_ITERS:-100}
+NQ=${SROCE_PERFTEST_QP_ITERS:-2}
 ONLY=${SROCE_PERFTEST_ONLY:-}
 PAIR_TIMEOUT=${SROCE_PERFTEST_PAIR_TIMEOUT:-90}	# seconds for one pair
 ALL=8388608		# the last size of an -a sweep (perftest's MAX_SIZE)
@@ -32,22 +35,22 @@ ALL=8388608		# the last size of an -a sweep (perftest's MAX_SIZE)
 COMBOS=$(cat <<EOF
 send_bw_all           ib_send_bw     4    $ALL       -a -n $N
 send_bw_all_rdmacm    ib_send_bw     4    $ALL       -a -n $N -R
-send_bw_all_q4        ib_send_bw     4    $ALL       -a -n $N -q 4
-send_bw_q4_rdmacm     ib_send_bw     4    65536      -s 65536 -n $N -q 4 -R
-send_bw_all_ipv6      ib_send_bw     6    $ALL       -a -n $N
+send_bw_all_q4        ib_send_bw     4    $ALL       -a -n $NQ -q 4
+send_bw_q4_rdmacm     ib_send_bw     4    65536      -s 65536 -n 20 -q 4 -R
+send_bw_ipv6          ib_send_bw     6    65536      -s 65536 -n 20
 send_lat_all          ib_send_lat    4    $ALL       -a -n $N
 send_lat_all_rdmacm   ib_send_lat    4    $ALL       -a -n $N -R
-send_lat_all_ipv6     ib_send_lat    6    $ALL       -a -n $N
+send_lat_ipv6         ib_send_lat    6    65536      -s 65536 -n 20
 write_bw_all          ib_write_bw    4    $ALL       -a -n $N
 write_bw_all_rdmacm   ib_write_bw    4    $ALL       -a -n $N -R
-write_bw_all_q4       ib_write_bw    4    $ALL       -a -n $N -q 4
-write_bw_all_ipv6     ib_write_bw    6    $ALL       -a -n $N
+write_bw_all_q4       ib_write_bw    4    $ALL       -a -n $NQ -q 4
+write_bw_ipv6         ib_write_bw    6    65536      -s 65536 -n 20
 write_lat_all         ib_write_lat   4    $ALL       -a -n $N
 write_lat_all_rdmacm  ib_write_lat   4    $ALL       -a -n $N -R
 read_bw_all           ib_read_bw     4    $ALL       -a -n $N
 read_bw_all_rdmacm    ib_read_bw     4    $ALL       -a -n $N -R
-read_bw_all_q4        ib_read_bw     4    $ALL       -a -n $N -q 4
-read_bw_all_ipv6      ib_read_bw     6    $ALL       -a -n $N
+read_bw_all_q4        ib_read_bw     4    $ALL       -a -n $NQ -q 4
+read_bw_ipv6          ib_read_bw     6    65536      -s 65536 -n 20
 read_lat_all          ib_read_lat    4    $ALL       -a -n $N
 read_lat_all_rdmacm   ib_read_lat    4    $ALL       -a -n $N -R
 atomic_bw_fadd        ib_atomic_bw   4    8          -A FETCH_AND_ADD -n $NA
@@ -69,6 +72,26 @@ gid_index() {
 	for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
 		[ "$(cat "$g")" = "$1" ] && { basename "$g"; return; }
 	done
+}
+
+# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
+# counters_delta prints the counters that changed since, as name=+N.
+counters_mark() {
+	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
+}
+
+counters_delta() {
+	rdma statistic show link sroce0/1 2>/dev/null |
+		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
+			n = split(before, b, " ")
+			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
+		}
+		{
+			for (i = 3; i < NF; i += 2)
+				if ($(i + 1) != old[$i])
+					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
+			print out == "" ? "(no change)" : out
+		}'
 }
 
 # Is something listening on TCP port $1 (perftest's out-of-band exchange)?
@@ -123,6 +146,7 @@ perftest_pair() {
 	[ -n "$rdmacm" ] && host=192.0.2.1
 	slog=$(mktemp) clog=$(mktemp)
 	kmsg_mark
+	counters_mark
 	local start=$EPOCHREALTIME
 	timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" >"$slog" 2>&1 &
 	spid=$!
@@ -158,7 +182,7 @@ perftest_pair() {
 	echo "\$ $prog -d sroce0 -x $gidx -F -p $port ${opts[*]} [$host]"
 	sed 's/^/client: /' "$clog"
 	sed 's/^/server: /' "$slog"
-	rdma statistic show link sroce0/1 | sed 's/^/counters: /'
+	echo "counters changed during the pair: $(counters_delta)"
 	kmsg_since_mark | sed 's/^/dmesg: /'
 	rm -f "$slog" "$clog"
 	return 1

@@ -46,6 +46,26 @@ EOF
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
 
+# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
+# counters_delta prints the counters that changed since, as name=+N.
+counters_mark() {
+	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
+}
+
+counters_delta() {
+	rdma statistic show link sroce0/1 2>/dev/null |
+		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
+			n = split(before, b, " ")
+			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
+		}
+		{
+			for (i = 3; i < NF; i += 2)
+				if ($(i + 1) != old[$i])
+					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
+			print out == "" ? "(no change)" : out
+		}'
+}
+
 # Is an rdma_cm ID listening on port $1?
 cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
@@ -152,7 +172,7 @@ finish_pair() {
 		sed 's/^/client stderr: /' "$CLOG.err"
 		sed 's/^/server: /' "$SLOG" | cut -c1-200
 		sed 's/^/server stderr: /' "$SLOG.err"
-		rdma statistic show link sroce0/1 | sed 's/^/counters: /'
+		echo "counters changed during the pair: $(counters_delta)"
 		kmsg_since_mark | sed 's/^/dmesg: /'
 	fi
 	rm -f "$SLOG" "$SLOG.err" "$CLOG" "$CLOG.err" "$CLOG.cmd"
@@ -162,6 +182,7 @@ finish_pair() {
 rping_pair() {
 	local name=$1 addr=$2 port=$3 size=$4 out
 	kmsg_mark
+	counters_mark
 	run_pair "$name" "$port" -- \
 		rping -s -a "$addr" -p "$port" -v -V -S "$size" -- \
 		rping -c -a "$addr" -p "$port" -C "$COUNT" -v -V -S "$size"
@@ -181,6 +202,7 @@ cmatose_pair() {
 	# udaddy has no port option: it listens on the port rping uses, 7174.
 	if [ "$prog" = ucmatose ]; then portopt=(-p "$port"); else port=7174; fi
 	kmsg_mark
+	counters_mark
 	run_pair "$name" "$port" -- \
 		"$prog" -b "$addr" "${portopt[@]}" "${opts[@]}" -- \
 		"$prog" -s "$addr" "${portopt[@]}" "${opts[@]}"
