@@ -43,9 +43,10 @@ ibv_devices
 step "ibv_devinfo -v -d sroce0"
 ibv_devinfo -v -d sroce0
 
-gidx=$(for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-	[ "$(cat "$g")" = 0000:0000:0000:0000:0000:ffff:c000:0201 ] && basename "$g"
-done | head -n 1)
+# The IPv4 RoCEv2 GID; one grep, not a process per table entry.
+gidx=$(grep -lx 0000:0000:0000:0000:0000:ffff:c000:0201 \
+	/sys/class/infiniband/sroce0/ports/1/gids/* | head -n 1)
+gidx=${gidx##*/}
 
 step "ibv_rc_pingpong -d sroce0 -g $gidx -c (server and client in this guest)"
 ibv_rc_pingpong -d sroce0 -g "$gidx" -n 200 -c >/tmp/pp-server.log 2>&1 &

@@ -50,8 +50,7 @@ ktap_check "no packet reached a QP: rcvd_pkts is 0" test "$(counter rcvd_pkts)" 
 
 pp() {
 	local idx
-	idx=$(for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		[ "$(cat "$g")" = $GID6 ] && basename "$g"; done)
+	idx=$(sroce_gid_index sroce0 $GID6)
 	timeout 60 ibv_rc_pingpong -d sroce0 -g "$idx" -n 50 -c >/dev/null 2>&1 &
 	sroce_wait_listen 18515
 	timeout 60 ibv_rc_pingpong -d sroce0 -g "$idx" -n 50 -c 127.0.0.1 >/dev/null 2>&1 || return 1

@@ -52,13 +52,34 @@ sroce_active_mtu() {
 	ibv_devinfo -d "$1" | awk '/active_mtu:/ { print $2; exit }'
 }
 
-# Does the port's GID table hold GID $2 (sysfs notation) as a RoCE v2 GID?
+# Index of every GID table entry equal to $2 (sysfs notation). One grep
+# over the 1024 entries: a shell loop forking cat for each takes minutes
+# under emulation.
+sroce_gid_indices() {
+	local f
+	for f in $(grep -lx "$2" "$SROCE_SYSFS/$1"/ports/1/gids/* 2>/dev/null); do
+		echo "${f##*/}"
+	done
+}
+
+# Does the port's GID table hold GID $2 as a RoCE v2 GID?
 sroce_has_rocev2_gid() {
-	local dev=$1 want=$2 g i
-	for g in "$SROCE_SYSFS/$dev"/ports/1/gids/*; do
-		i=${g##*/}
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat "$SROCE_SYSFS/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] && return 0
+	local i
+	for i in $(sroce_gid_indices "$1" "$2"); do
+		[ "$(cat "$SROCE_SYSFS/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			return 0
+	done
+	return 1
+}
+
+# The index of RoCE v2 GID $2, for -g / -x / --gid options.
+sroce_gid_index() {
+	local i
+	for i in $(sroce_gid_indices "$1" "$2"); do
+		if [ "$(cat "$SROCE_SYSFS/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
 	done
 	return 1
 }

@@ -16,9 +16,9 @@
 # type instead.
 #
 # Environment:
-#   SROCE_PERFTEST_ITERS         -n for the -a sweeps (5)
+#   SROCE_PERFTEST_ITERS         -n for the sweeps (5, perftest's minimum)
 #   SROCE_PERFTEST_ATOMIC_ITERS  -n for the atomic tests (100)
-#   SROCE_PERFTEST_QP_ITERS      -n (per QP) for the -q 4 sweeps (2)
+#   SROCE_PERFTEST_FULL          1: sweep all sizes with -R and -q 4 too
 #   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (90)
 #   SROCE_PERFTEST_ONLY          a regex: run only the combinations it matches
 set -u
@@ -26,41 +26,51 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
 N=${SROCE_PERFTEST_ITERS:-5}
 NA=${SROCE_PERFTEST_ATOMIC_ITERS:-100}
-NQ=${SROCE_PERFTEST_QP_ITERS:-2}
 ONLY=${SROCE_PERFTEST_ONLY:-}
 PAIR_TIMEOUT=${SROCE_PERFTEST_PAIR_TIMEOUT:-90}	# seconds for one pair
 ALL=8388608		# the last size of an -a sweep (perftest's MAX_SIZE)
 
-# name                program        gid  last-size  options
+# Sweeps (-a) over out-of-band TCP; with rdma_cm (-R) and with 4 QPs one
+# 1 MiB size unless SROCE_PERFTEST_FULL=1 (then -a too): a sweep takes
+# 10-40 s under emulation and the whole test must fit in its 300 s.
+SWEEP="-a -n $N"
+if [ "${SROCE_PERFTEST_FULL:-0}" = 1 ]; then
+	XSWEEP=$SWEEP
+else
+	XSWEEP="-s 1048576 -n $N"
+fi
+ONE="-s 65536 -n 20"
+
+# name                program        gid  options
 COMBOS=$(cat <<EOF
-send_bw_all           ib_send_bw     4    $ALL       -a -n $N
-send_bw_all_rdmacm    ib_send_bw     4    $ALL       -a -n $N -R
-send_bw_all_q4        ib_send_bw     4    $ALL       -a -n $NQ -q 4
-send_bw_q4_rdmacm     ib_send_bw     4    65536      -s 65536 -n 20 -q 4 -R
-send_bw_ipv6          ib_send_bw     6    65536      -s 65536 -n 20
-send_lat_all          ib_send_lat    4    $ALL       -a -n $N
-send_lat_all_rdmacm   ib_send_lat    4    $ALL       -a -n $N -R
-send_lat_ipv6         ib_send_lat    6    65536      -s 65536 -n 20
-write_bw_all          ib_write_bw    4    $ALL       -a -n $N
-write_bw_all_rdmacm   ib_write_bw    4    $ALL       -a -n $N -R
-write_bw_all_q4       ib_write_bw    4    $ALL       -a -n $NQ -q 4
-write_bw_ipv6         ib_write_bw    6    65536      -s 65536 -n 20
-write_lat_all         ib_write_lat   4    $ALL       -a -n $N
-write_lat_all_rdmacm  ib_write_lat   4    $ALL       -a -n $N -R
-read_bw_all           ib_read_bw     4    $ALL       -a -n $N
-read_bw_all_rdmacm    ib_read_bw     4    $ALL       -a -n $N -R
-read_bw_all_q4        ib_read_bw     4    $ALL       -a -n $NQ -q 4
-read_bw_ipv6          ib_read_bw     6    65536      -s 65536 -n 20
-read_lat_all          ib_read_lat    4    $ALL       -a -n $N
-read_lat_all_rdmacm   ib_read_lat    4    $ALL       -a -n $N -R
-atomic_bw_fadd        ib_atomic_bw   4    8          -A FETCH_AND_ADD -n $NA
-atomic_bw_cas         ib_atomic_bw   4    8          -A CMP_AND_SWAP -n $NA
-atomic_bw_rdmacm      ib_atomic_bw   4    8          -n $NA -R
-atomic_bw_q4          ib_atomic_bw   4    8          -n $NA -q 4
-atomic_bw_ipv6        ib_atomic_bw   6    8          -n $NA
-atomic_lat_fadd       ib_atomic_lat  4    8          -A FETCH_AND_ADD -n $NA
-atomic_lat_cas        ib_atomic_lat  4    8          -A CMP_AND_SWAP -n $NA
-atomic_lat_rdmacm     ib_atomic_lat  4    8          -n $NA -R
+send_bw_all           ib_send_bw     4    $SWEEP
+send_bw_rdmacm        ib_send_bw     4    $XSWEEP -R
+send_bw_q4            ib_send_bw     4    $XSWEEP -q 4
+send_bw_q4_rdmacm     ib_send_bw     4    $ONE -q 4 -R
+send_bw_ipv6          ib_send_bw     6    $ONE
+send_lat_all          ib_send_lat    4    $SWEEP
+send_lat_rdmacm       ib_send_lat    4    $XSWEEP -R
+send_lat_ipv6         ib_send_lat    6    $ONE
+write_bw_all          ib_write_bw    4    $SWEEP
+write_bw_rdmacm       ib_write_bw    4    $XSWEEP -R
+write_bw_q4           ib_write_bw    4    $XSWEEP -q 4
+write_bw_ipv6         ib_write_bw    6    $ONE
+write_lat_all         ib_write_lat   4    $SWEEP
+write_lat_rdmacm      ib_write_lat   4    $XSWEEP -R
+read_bw_all           ib_read_bw     4    $SWEEP
+read_bw_rdmacm        ib_read_bw     4    $XSWEEP -R
+read_bw_q4            ib_read_bw     4    $XSWEEP -q 4
+read_bw_ipv6          ib_read_bw     6    $ONE
+read_lat_all          ib_read_lat    4    $SWEEP
+read_lat_rdmacm       ib_read_lat    4    $XSWEEP -R
+atomic_bw_fadd        ib_atomic_bw   4    -A FETCH_AND_ADD -n $NA
+atomic_bw_cas         ib_atomic_bw   4    -A CMP_AND_SWAP -n $NA
+atomic_bw_rdmacm      ib_atomic_bw   4    -n $NA -R
+atomic_bw_q4          ib_atomic_bw   4    -n $NA -q 4
+atomic_bw_ipv6        ib_atomic_bw   6    -n $NA
+atomic_lat_fadd       ib_atomic_lat  4    -A FETCH_AND_ADD -n $NA
+atomic_lat_cas        ib_atomic_lat  4    -A CMP_AND_SWAP -n $NA
+atomic_lat_rdmacm     ib_atomic_lat  4    -n $NA -R
 EOF
 )
 
@@ -104,19 +114,29 @@ cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
 }
 
+# server_ready PID PORT RDMACM: the server listens (or is gone: stop waiting).
+server_ready() {
+	kill -0 "$1" 2>/dev/null || return 0
+	if [ -n "$3" ]; then cm_listening "$2"; else tcp_listening "$2"; fi
+}
+
 # The sizes of the result rows of a perftest output, one per line.
 result_sizes() {
 	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { print $1 }' "$1"
 }
 
-# The sizes an -a sweep reports: 2 .. 8 MiB, or just $1 for a single size.
+# The sizes the result rows should show, given the options: 2 .. 8 MiB
+# for -a, the -s size, or 8 for the atomic tests.
 expected_sizes() {
-	local s
-	if [ "$1" = all ]; then
-		for ((s = 2; s <= ALL; s *= 2)); do echo $s; done
-	else
-		echo "$1"
-	fi
+	local s=8
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-a) for ((s = 2; s <= ALL; s *= 2)); do echo $s; done; return ;;
+		-s) s=$2; shift ;;
+		esac
+		shift
+	done
+	echo "$s"
 }
 
 # Wait up to $2 seconds for process $1 to end; kill it if it does not.
@@ -134,12 +154,12 @@ reap() {
 	REAP_RC=$?
 }
 
-# perftest_pair NAME PROG GIDX PORT LAST OPTIONS...: server in the
+# perftest_pair NAME PROG GIDX PORT OPTIONS...: server in the
 # background, client in front; both must exit 0, the client must print the
 # expected result rows. On failure prints both logs, counters and dmesg.
 perftest_pair() {
-	local name=$1 prog=$2 gidx=$3 port=$4 last=$5
-	shift 5
+	local name=$1 prog=$2 gidx=$3 port=$4
+	shift 4
 	local opts=("$@") slog clog spid crc src host=127.0.0.1 why=() rdmacm=
 	[[ " ${opts[*]} " == *" -R "* ]] && rdmacm=1
 	# rdma_cm cannot resolve 127.0.0.1 to an RDMA device: use eth0's address.
@@ -150,11 +170,9 @@ perftest_pair() {
 	local start=$EPOCHREALTIME
 	timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" >"$slog" 2>&1 &
 	spid=$!
-	if [ -n "$rdmacm" ]; then
-		wait_for "$name server listening (rdma_cm)" 30 cm_listening "$port"
-	else
-		wait_for "$name server listening (tcp)" 30 tcp_listening "$port"
-	fi || why+=("server never listened on port $port")
+	wait_for "$name server listening" 30 server_ready "$spid" "$port" "$rdmacm" ||
+		why+=("server never listened on port $port")
+	kill -0 "$spid" 2>/dev/null || why+=("server ended before the client started")
 	if [ ${#why[@]} = 0 ]; then
 		timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" "$host" >"$clog" 2>&1
 		crc=$?
@@ -168,7 +186,7 @@ perftest_pair() {
 	[ "$crc" = 0 ] || why+=("client exit $crc")
 	[ "$src" = 0 ] || why+=("server exit $src")
 	local want got
-	if [ "$last" = "$ALL" ]; then want=$(expected_sizes all); else want=$(expected_sizes "$last"); fi
+	want=$(expected_sizes "${opts[@]}")
 	got=$(result_sizes "$clog")
 	if [ "$got" != "$want" ]; then
 		why+=("client result rows: sizes [${got//$'\n'/ }], expected [${want//$'\n'/ }]")
@@ -200,21 +218,21 @@ idx6=$(gid_index $gid6)
 echo "# GID index: IPv4 $idx4, IPv6 $idx6; -n $N (sweeps), $NA (atomics)"
 
 selected=()
-while read -r name prog gid last opts; do
+while read -r name prog gid opts; do
 	[ -n "$name" ] || continue
 	[ -z "$ONLY" ] || [[ $name =~ $ONLY ]] || continue
-	selected+=("$name $prog $gid $last $opts")
+	selected+=("$name $prog $gid $opts")
 done <<<"$COMBOS"
 
 ktap_plan $((${#selected[@]} + 1))
 port=19000
 for row in "${selected[@]}"; do
-	read -r name prog gid last opts <<<"$row"
+	read -r name prog gid opts <<<"$row"
 	port=$((port + 1))
 	[ "$gid" = 6 ] && idx=$idx6 || idx=$idx4
 	# word splitting of $opts is intended: it is a list of options
 	# shellcheck disable=SC2086
-	_ktap_run perftest_pair "$name" "$prog" "$idx" "$port" "$last" $opts
+	_ktap_run perftest_pair "$name" "$prog" "$idx" "$port" $opts
 	echo "# $(head -n1 <<<"$KTAP_OUT")"
 	if ((KTAP_RC == 0)); then
 		ktap_ok "$name: $prog $opts (GID $idx)"

@@ -20,10 +20,7 @@ wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
 
 gid_index() {
-	local g
-	for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		[ "$(cat "$g")" = "$1" ] && { basename "$g"; return; }
-	done
+	sroce_gid_index sroce0 "$1"
 }
 
 # pingpong PROG GIDX PORT: server in the background, client in front.

@@ -21,9 +21,7 @@ sroce_reset
 sroce_load
 rdma link add sroce0 type sroce netdev eth0
 wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 0000:0000:0000:0000:0000:ffff:c000:0201 >/dev/null
-gid_index=$(for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-	[ "$(cat "$g")" = 0000:0000:0000:0000:0000:ffff:c000:0201 ] && basename "$g"
-done | head -n 1)
+gid_index=$(sroce_gid_index sroce0 0000:0000:0000:0000:0000:ffff:c000:0201)
 
 baseline=$(sroce_res_counts sroce0)
 echo "# objects before the suite: $baseline"

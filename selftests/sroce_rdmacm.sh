@@ -71,6 +71,12 @@ cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
 }
 
+# server_ready PID PORT: the server listens (or is gone: stop waiting).
+server_ready() {
+	kill -0 "$1" 2>/dev/null || return 0
+	cm_listening "$2"
+}
+
 # Wait up to $2 seconds for process $1 to end; kill it if it does not.
 # Sets REAP_RC to its exit status (or "killed").
 reap() {
@@ -147,10 +153,13 @@ run_pair() {
 	# unbuffered stderr message would land in the middle of a ping line
 	timeout "$PAIR_TIMEOUT" "${srv[@]}" >"$SLOG" 2>"$SLOG.err" &
 	spid=$!
-	if ! wait_for "$name server listening" 20 cm_listening "$port" >>"$CLOG.cmd"; then
+	wait_for "$name server listening" 20 server_ready "$spid" "$port" >>"$CLOG.cmd" ||
 		WHY+=("server never listened on port $port")
+	kill -0 "$spid" 2>/dev/null || WHY+=("server ended before the client started")
+	if [ ${#WHY[@]} != 0 ]; then
 		reap "$spid" 0
 		SRC=$REAP_RC CRC="not run"
+		[ "$SRC" = killed ] || WHY+=("server exit $SRC")
 		return
 	fi
 	timeout "$PAIR_TIMEOUT" "${cli[@]}" >"$CLOG" 2>"$CLOG.err"
