@@ -511,29 +511,15 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	unsigned long flags;
-	int err = 0;
+	int err;
 
 	/* User QPs post receives in user space; SRQ QPs post to the SRQ. */
 	if (qp->is_user || qp->srq || sroce_qp_state(qp) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	for (; wr; wr = wr->next) {
-		if (sroce_queue_full(&qp->rq)) {
-			err = -ENOMEM;
-			break;
-		}
-		err = sroce_recv_wqe_from_wr(sroce_queue_producer_slot(&qp->rq),
-					     wr, qp->rq_max_sge);
-		if (err)
-			break;
-		sroce_queue_advance_producer(&qp->rq);
-	}
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (err)
-		*bad_wr = wr;
+	err = sroce_post_recv_ring(&qp->rq, &qp->rq_lock, wr, qp->rq_max_sge,
+				   bad_wr);
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
 		sroce_task_sched(qp);	/* flush what was just posted */
 	return err;

@@ -184,27 +184,13 @@ static int sroce_post_srq_recv(struct ib_srq *ibsrq,
 			       const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
-	unsigned long flags;
-	int err = 0;
 
-	if (srq->is_user)
-		return -EINVAL;
-	spin_lock_irqsave(&srq->lock, flags);
-	for (; wr; wr = wr->next) {
-		if (sroce_queue_full(&srq->queue)) {
-			err = -ENOMEM;
-			break;
-		}
-		err = sroce_recv_wqe_from_wr(sroce_queue_producer_slot(&srq->queue),
-					     wr, srq->max_sge);
-		if (err)
-			break;
-		sroce_queue_advance_producer(&srq->queue);
-	}
-	spin_unlock_irqrestore(&srq->lock, flags);
-	if (err)
+	if (srq->is_user) {
 		*bad_wr = wr;
-	return err;
+		return -EINVAL;
+	}
+	return sroce_post_recv_ring(&srq->queue, &srq->lock, wr, srq->max_sge,
+				    bad_wr);
 }
 
 static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)

@@ -3,7 +3,30 @@
  * Work queue entries.
  */
 #include "av.h"
+#include "queue.h"
 #include "wqe.h"
+
+/*
+ * Copy a kernel SGE list into a ring slot's list. Return its total length,
+ * or -EINVAL when it has more than @max_sge entries or does not fit in
+ * 32 bits.
+ */
+static s64 sroce_sges_from_wr(struct rxe_sge *dst, const struct ib_sge *src,
+			      int num_sge, u32 max_sge)
+{
+	u64 total = 0;
+	int i;
+
+	if (num_sge < 0 || num_sge > max_sge)
+		return -EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+		total += src[i].length;
+	}
+	return total > U32_MAX ? -EINVAL : total;
+}
 
 /**
  * sroce_recv_wqe_from_wr - write a kernel receive request into a slot
@@ -18,19 +41,11 @@
 int sroce_recv_wqe_from_wr(struct rxe_recv_wqe *wqe,
 			   const struct ib_recv_wr *wr, u32 max_sge)
 {
-	u64 total = 0;
-	int i;
+	s64 total = sroce_sges_from_wr(wqe->dma.sge, wr->sg_list, wr->num_sge,
+				       max_sge);
 
-	if (wr->num_sge < 0 || wr->num_sge > max_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		total += wr->sg_list[i].length;
-	}
-	if (total > U32_MAX)
-		return -EINVAL;
+	if (total < 0)
+		return total;
 	wqe->wr_id = wr->wr_id;
 	wqe->dma.length = total;
 	wqe->dma.resid = total;
@@ -38,6 +53,42 @@ int sroce_recv_wqe_from_wr(struct rxe_recv_wqe *wqe,
 	wqe->dma.cur_sge = 0;
 	wqe->dma.sge_offset = 0;
 	return 0;
+}
+
+/**
+ * sroce_post_recv_ring - post a chain of kernel receive requests
+ * @q: a kernel RQ or SRQ ring
+ * @lock: the lock serialising its producers
+ * @wr: the chain
+ * @max_sge: the ring's scatter/gather limit
+ * @bad_wr: set to the first request not posted
+ *
+ * Context: any.
+ * Return: 0, -ENOMEM when the ring is full, -EINVAL for a bad request.
+ */
+int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
+			 const struct ib_recv_wr *wr, u32 max_sge,
+			 const struct ib_recv_wr **bad_wr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(lock, flags);
+	for (; wr; wr = wr->next) {
+		if (sroce_queue_full(q)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = sroce_recv_wqe_from_wr(sroce_queue_producer_slot(q), wr,
+					     max_sge);
+		if (err)
+			break;
+		sroce_queue_advance_producer(q);
+	}
+	spin_unlock_irqrestore(lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
 static int sroce_send_wqe_inline(struct rxe_send_wqe *wqe,
@@ -63,19 +114,11 @@ static int sroce_send_wqe_inline(struct rxe_send_wqe *wqe,
 static int sroce_send_wqe_sges(struct rxe_send_wqe *wqe,
 			       const struct ib_send_wr *wr, u32 max_sge)
 {
-	u64 total = 0;
-	int i;
+	s64 total = sroce_sges_from_wr(wqe->dma.sge, wr->sg_list, wr->num_sge,
+				       max_sge);
 
-	if (wr->num_sge > max_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		total += wr->sg_list[i].length;
-	}
-	if (total > U32_MAX)
-		return -EINVAL;
+	if (total < 0)
+		return total;
 	wqe->dma.num_sge = wr->num_sge;
 	wqe->dma.length = total;
 	return 0;
