@@ -139,7 +139,7 @@ tally_extra() {
 	tmp=$(mktemp)
 	grep -E '^(not )?ok([[:space:]]|$)' "$file" >"$tmp" || true
 	cat "$tmp"
-	tally_test "host: ${file##*/}" "$tmp" 0
+	tally_test "host checks" "$tmp" 0
 	rm -f "$tmp"
 }
 
