@@ -20,6 +20,9 @@
 #   SROCE_PERFTEST_ATOMIC_ITERS  -n for the atomic tests (100)
 #   SROCE_PERFTEST_FULL          1: sweep all sizes with -R and -q 4 too
 #   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (90)
+#   SROCE_TEST_TIMEOUT           the harness' limit for the test (300): pairs
+#                                that would start too close to it fail as
+#                                "not run"
 #   SROCE_PERFTEST_ONLY          a regex: run only the combinations it matches
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
@@ -76,13 +79,6 @@ EOF
 
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
-
-gid_index() {
-	local g
-	for g in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		[ "$(cat "$g")" = "$1" ] && { basename "$g"; return; }
-	done
-}
 
 # Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
 # counters_delta prints the counters that changed since, as name=+N.
@@ -168,13 +164,14 @@ perftest_pair() {
 	kmsg_mark
 	counters_mark
 	local start=$EPOCHREALTIME
-	timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" >"$slog" 2>&1 &
+	# line-buffered, so that a run killed by timeout still shows its rows
+	timeout "$PAIR_LIMIT" stdbuf -oL "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" >"$slog" 2>&1 &
 	spid=$!
 	wait_for "$name server listening" 30 server_ready "$spid" "$port" "$rdmacm" ||
 		why+=("server never listened on port $port")
 	kill -0 "$spid" 2>/dev/null || why+=("server ended before the client started")
 	if [ ${#why[@]} = 0 ]; then
-		timeout "$PAIR_TIMEOUT" "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" "$host" >"$clog" 2>&1
+		timeout "$PAIR_LIMIT" stdbuf -oL "$prog" -d sroce0 -x "$gidx" -F -p "$port" "${opts[@]}" "$host" >"$clog" 2>&1
 		crc=$?
 		reap "$spid" 30
 		src=$REAP_RC
@@ -183,6 +180,7 @@ perftest_pair() {
 		src=$REAP_RC crc="not run"
 	fi
 	local secs=$(( ($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$start")) / 1000 ))
+	[ "$crc" = 124 ] && why+=("client killed after ${PAIR_LIMIT}s")
 	[ "$crc" = 0 ] || why+=("client exit $crc")
 	[ "$src" = 0 ] || why+=("server exit $src")
 	local want got
@@ -213,8 +211,8 @@ ip -6 addr add 2001:db8:5::1/64 dev eth0 nodad
 rdma link add sroce0 type sroce netdev eth0
 wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
-idx4=$(gid_index $gid4)
-idx6=$(gid_index $gid6)
+idx4=$(sroce_gid_index sroce0 $gid4) || echo "# no IPv4 RoCE v2 GID $gid4"
+idx6=$(sroce_gid_index sroce0 $gid6) || echo "# no IPv6 RoCE v2 GID $gid6"
 echo "# GID index: IPv4 $idx4, IPv6 $idx6; -n $N (sweeps), $NA (atomics)"
 
 selected=()
@@ -224,12 +222,23 @@ while read -r name prog gid opts; do
 	selected+=("$name $prog $gid $opts")
 done <<<"$COMBOS"
 
+# Stop starting pairs before the harness' limit for the whole test, and
+# say so, rather than be killed in the middle with results missing.
+deadline=$(($(_ktap_usec "$run_start") / 1000000 + ${SROCE_TEST_TIMEOUT:-300} - 20))
+
 ktap_plan $((${#selected[@]} + 1))
 port=19000
 for row in "${selected[@]}"; do
 	read -r name prog gid opts <<<"$row"
 	port=$((port + 1))
 	[ "$gid" = 6 ] && idx=$idx6 || idx=$idx4
+	left=$((deadline - $(_ktap_usec "$EPOCHREALTIME") / 1000000))
+	if ((left < 10)); then
+		ktap_fail "$name: $prog $opts (GID $idx)" \
+			  "not run: the test's ${SROCE_TEST_TIMEOUT:-300} s are used up"
+		continue
+	fi
+	PAIR_LIMIT=$((left < PAIR_TIMEOUT ? left : PAIR_TIMEOUT))
 	# word splitting of $opts is intended: it is a list of options
 	# shellcheck disable=SC2086
 	_ktap_run perftest_pair "$name" "$prog" "$idx" "$port" $opts

@@ -105,11 +105,15 @@ void sroce_comp_retire(struct sroce_qp *qp)
 
 		if (w->state != SROCE_SWQE_DONE)
 			break;
-		ok = sroce_comp_cqe(qp, w->wr_id, w->opcode, w->status,
-				    w->length, sroce_signaled(qp, w));
 		if (qp->req.index == qp->sq.cons)
 			qp->req.index = (qp->req.index + 1) & qp->sq.index_mask;
+		/*
+		 * Free the slot before the completion is visible: a program
+		 * that posts again as soon as it sees the CQE must find room.
+		 */
 		sroce_queue_advance_consumer(&qp->sq);
+		ok = sroce_comp_cqe(qp, w->wr_id, w->opcode, w->status,
+				    w->length, sroce_signaled(qp, w));
 		if (w->status != IB_WC_SUCCESS || !ok) {
 			sroce_qp_error(qp);
 			break;
@@ -432,7 +436,13 @@ bool sroce_comp_run(struct sroce_qp *qp)
 	}
 	if (READ_ONCE(qp->retry_timer_fired)) {
 		WRITE_ONCE(qp->retry_timer_fired, false);
-		if (sroce_qp_state(qp) == IB_QPS_RTS)
+		/*
+		 * Responses were waiting when the timer fired: the peer is
+		 * answering, so this is no timeout; wait a full period again.
+		 */
+		if (progress)
+			sroce_comp_arm_timer(qp);
+		else if (sroce_qp_state(qp) == IB_QPS_RTS)
 			sroce_comp_timeout(qp);
 		progress = true;
 	}
@@ -456,8 +466,8 @@ static bool sroce_flush_rq_one(struct sroce_qp *qp)
 		return false;
 	slot = sroce_queue_consumer_slot(&qp->rq);
 	wc.wr_id = READ_ONCE(slot->wr_id);
-	sroce_cq_post(qp->rcq, &wc, false);
 	sroce_queue_advance_consumer(&qp->rq);
+	sroce_cq_post(qp->rcq, &wc, false);
 	return true;
 }
 
@@ -483,8 +493,8 @@ static bool sroce_flush_sq_one(struct sroce_qp *qp)
 	} else {
 		return false;
 	}
-	sroce_comp_cqe(qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR, 0, true);
 	sroce_queue_advance_consumer(&qp->sq);
+	sroce_comp_cqe(qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR, 0, true);
 	return true;
 }
 
