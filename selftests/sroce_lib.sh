@@ -131,3 +131,23 @@ sroce_port_listening() {
 sroce_wait_listen() {
 	wait_for "TCP port $1 listening" 30 sroce_port_listening "$1" >/dev/null
 }
+
+# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
+# counters_delta prints the counters that changed since, as name=+N.
+counters_mark() {
+	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
+}
+
+counters_delta() {
+	rdma statistic show link sroce0/1 2>/dev/null |
+		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
+			n = split(before, b, " ")
+			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
+		}
+		{
+			for (i = 3; i < NF; i += 2)
+				if ($(i + 1) != old[$i])
+					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
+			print out == "" ? "(no change)" : out
+		}'
+}

@@ -80,30 +80,6 @@ EOF
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
 
-# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
-# counters_delta prints the counters that changed since, as name=+N.
-counters_mark() {
-	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
-}
-
-counters_delta() {
-	rdma statistic show link sroce0/1 2>/dev/null |
-		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
-			n = split(before, b, " ")
-			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
-		}
-		{
-			for (i = 3; i < NF; i += 2)
-				if ($(i + 1) != old[$i])
-					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
-			print out == "" ? "(no change)" : out
-		}'
-}
-
-# Is something listening on TCP port $1 (perftest's out-of-band exchange)?
-tcp_listening() {
-	ss -Hltn "sport = :$1" | grep -q .
-}
 
 # Is an rdma_cm ID listening on port $1 (perftest -R, rping, ucmatose)?
 cm_listening() {
@@ -113,7 +89,7 @@ cm_listening() {
 # server_ready PID PORT RDMACM: the server listens (or is gone: stop waiting).
 server_ready() {
 	kill -0 "$1" 2>/dev/null || return 0
-	if [ -n "$3" ]; then cm_listening "$2"; else tcp_listening "$2"; fi
+	if [ -n "$3" ]; then cm_listening "$2"; else sroce_port_listening "$2"; fi
 }
 
 # The sizes of the result rows of a perftest output, one per line.

@@ -49,26 +49,6 @@ EOF
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
 
-# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
-# counters_delta prints the counters that changed since, as name=+N.
-counters_mark() {
-	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
-}
-
-counters_delta() {
-	rdma statistic show link sroce0/1 2>/dev/null |
-		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
-			n = split(before, b, " ")
-			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
-		}
-		{
-			for (i = 3; i < NF; i += 2)
-				if ($(i + 1) != old[$i])
-					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
-			print out == "" ? "(no change)" : out
-		}'
-}
-
 # Is an rdma_cm ID listening on port $1?
 cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
