@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # Helpers shared by the NVMe over Fabrics tests (sroce_nvmeof.sh,
-# sroce_nvmeof_lifecycle.sh). Source selftests/lib.sh and sroce_lib.sh first.
+# sroce_nvmeof_lifecycle.sh). Source selftests/lib.sh, sroce_lib.sh and
+# kconsumer_lib.sh first.
 #
 # Target: nvmet + nvmet-rdma through configfs, a memory-backed null_blk disk
 # (so written data is kept) as namespace 1 of subsystem $NQN, port 1 of type
@@ -26,15 +27,6 @@ NVPORT=$CFS/nvmet/ports/1
 NULLB=$CFS/nullb/sroce_nvmeof
 SCALE=${SROCE_NVMEOF_SCALE:-1}
 DISK_MB=$((128 * SCALE))
-WORK=$(mktemp -d)
-T_START=$EPOCHREALTIME
-
-gid4=0000:0000:0000:0000:0000:ffff:c000:0201
-
-# Milliseconds since $1 (an $EPOCHREALTIME value).
-ms_since() {
-	echo $((($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$1")) / 1000))
-}
 
 # ------------------------------------------------------------------------
 # Target (nvmet) through configfs
@@ -314,74 +306,9 @@ step_teardown() {
 	timeout -k 5 60 modprobe -r nvme-rdma nvmet-rdma nvmet
 }
 
-# Everything the test created is gone: the counts of the non-CQ objects
-# match those before the first connect, and so do the CQs in use (ib_mad's).
-# A CQ with no user left may only be one of ib_core's shared CQ pool, which
-# stays until the device goes.
-busy_cqs() {
-	rdma resource show cq dev sroce0 | grep -v ' users 0 ' |
-		sed 's/cqn [0-9]* //; s/cqe [0-9]* //'
-}
-
-step_res_back() {
-	local now cq ok=0
-	now=$(sroce_res_counts sroce0)
-	echo "before: $RES_BEFORE"
-	echo "after:  $now"
-	rdma resource show cq dev sroce0
-	[ "$(sed 's/cq [0-9]* //' <<<"$now")" = "$(sed 's/cq [0-9]* //' <<<"$RES_BEFORE")" ] || ok=1
-	[ "$(busy_cqs)" = "$BUSY_CQS_BEFORE" ] || { echo "CQs in use differ"; ok=1; }
-	while read -r cq; do
-		[[ -z $cq || $cq == *"comm [ib_core]"* ]] && continue
-		echo "idle CQ not from ib_core's pool: $cq"
-		ok=1
-	done <<<"$(rdma resource show cq dev sroce0 | grep ' users 0 ')"
-	return $ok
-}
-
-step_link_delete_clean() {
-	kmsg_mark
-	timeout -k 5 60 rdma link delete sroce0 || return 1
-	if kmsg_since_mark | grep 'live objects'; then
-		return 1
-	fi
-	sroce_dev_gone sroce0
-}
-
-step_kmsg_clean() {
-	dmesg | sed -n "/$RUN_MARK/,\$p" >"$WORK/kmsg.txt"
-	../scripts/check-kmsg.sh "$WORK/kmsg.txt" -
-}
-
-# timed DESC CMD...: ktap_check with the step's duration as a comment.
-timed() {
-	local t0=$EPOCHREALTIME
-	ktap_check "$@"
-	echo "# ($(ms_since "$t0") ms)"
-}
-
-# Fresh sroce0 on eth0; remember what it holds before any consumer runs.
-nvmeof_begin() {
-	sroce_reset
-	sroce_load
-	echo 45 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
-	kmsg_mark
-	RUN_MARK=$SROCE_KMSG_MARK
-	rdma link add sroce0 type sroce netdev eth0
-	wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
-	RES_BEFORE=$(sroce_res_counts sroce0)
-	BUSY_CQS_BEFORE=$(busy_cqs)
-}
-
-# The last NVMEOF_END_RESULTS results of both tests: everything goes away
-# cleanly.
-NVMEOF_END_RESULTS=5
+# The last NVMEOF_END_RESULTS results of both tests.
+NVMEOF_END_RESULTS=$((1 + KCONSUMER_END_RESULTS))
 nvmeof_end() {
 	timed "host disconnects, target torn down, modules unload" step_teardown
-	timed "sroce0 holds only what it held before the test" step_res_back
-	timed "rdma link delete: no live sroce objects left" step_link_delete_clean
-	timed "sroce unloads" rmmod sroce
-	timed "kernel log clean during the test" step_kmsg_clean
-	echo "# total $(($(ms_since "$T_START") / 1000)) s"
-	rm -rf "$WORK"
+	kconsumer_end
 }

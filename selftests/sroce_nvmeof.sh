@@ -23,7 +23,8 @@
 #    log of the whole run is clean
 # The lifecycle cases under I/O are in sroce_nvmeof_lifecycle.sh.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./nvmeof_lib.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
+	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh
 
 step_poll_ctx() {
 	local cqs
@@ -74,7 +75,7 @@ step_srq() {
 }
 
 
-nvmeof_begin
+kconsumer_begin
 ktap_plan $((MATRIX_JOBS * 2 + 6 + NVMEOF_END_RESULTS))
 
 timed "target: null_blk namespace, nvmet-rdma port on $ADDR:$PORT listening" step_setup

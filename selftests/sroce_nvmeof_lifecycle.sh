@@ -17,7 +17,8 @@
 #    to what the device held before, no live sroce objects at removal, the
 #    module unloads, the kernel log is clean
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./nvmeof_lib.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
+	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh
 
 # The data set kept across the lifecycle steps (MATRIX rows).
 KEPT='^(rand_4k_qd64|seq_4k-1m_qd8|rand_128k_qd16)$'
@@ -117,7 +118,7 @@ step_link_readd() {
 }
 
 
-nvmeof_begin
+kconsumer_begin
 ktap_plan $((KEPT_JOBS * 2 + 6 + NVMEOF_END_RESULTS))
 
 timed "target: null_blk namespace, nvmet-rdma port on $ADDR:$PORT listening" step_setup
