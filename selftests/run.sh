@@ -18,7 +18,9 @@
 # nothing failed.
 #
 # Environment:
-#   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300)
+#   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300); a
+#                            test may ask for more with a line
+#                            "# sroce-timeout: SECONDS" near its top
 #   SROCE_RUN_TIMEOUT        whole-VM limit (default: scaled from the above)
 #   SROCE_RUN_OUT            results dir to use and keep (default: temporary,
 #                            kept only when something failed)
@@ -52,6 +54,14 @@ resolve_test() {
 	else
 		die "no such test: $1"
 	fi
+}
+
+# test_limit TEST DEFAULT: the test's own "# sroce-timeout: S" line if it
+# asks for more than DEFAULT (scripts/guest-init.sh applies the same rule).
+test_limit() {
+	local t
+	t=$(head -c 4096 "$1" | sed -n 's/^# sroce-timeout: *\([0-9]\+\) *$/\1/p' | head -n1)
+	echo $((${t:-0} > $2 ? t : $2))
 }
 
 # Count one TAP result line into the totals; print "pass|fail|skip".
@@ -158,7 +168,11 @@ main() {
 	fi
 
 	per=${SROCE_TEST_TIMEOUT:-300}
-	timeout=${SROCE_RUN_TIMEOUT:-$((BOOT_ALLOWANCE + ${#tests[@]} * (per + 10)))}
+	timeout=$BOOT_ALLOWANCE
+	for t in "${tests[@]}"; do
+		timeout=$((timeout + $(test_limit "$t" "$per") + 10))
+	done
+	timeout=${SROCE_RUN_TIMEOUT:-$timeout}
 	if [[ -n ${SROCE_RUN_OUT:-} ]]; then
 		OUT=$SROCE_RUN_OUT
 		mkdir -p "$OUT"
