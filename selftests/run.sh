@@ -187,7 +187,7 @@ main() {
 	for t in "${tests[@]}"; do rm -f "$OUT/${t##*/}.out" "$OUT/${t##*/}.rc"; done
 	rm -f "$OUT"/{harness.done,status,kmsg.out,kmsg.rc,dmesg.txt,tainted}
 
-	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each, VM limit ${timeout}s"
+	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each unless a test asks for more, VM limit ${timeout}s"
 	vm_log=$(cd "$REPO" && scripts/vm-run.sh --quiet --timeout "$timeout" \
 		--out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
 
