@@ -8,7 +8,12 @@
 # Contract with scripts/vm-run.sh, through the writable 9p share "results"
 # (mounted at /results):
 #   /results/harness.env    sourced: HARNESS_REPO, HARNESS_ABI,
-#                           HARNESS_MODDIR, SROCE_TEST_TIMEOUT, SROCE_* vars
+#                           HARNESS_MODDIR, SROCE_TEST_TIMEOUT, SROCE_* vars;
+#                           optional (scripts/vm-pair.sh): HARNESS_IP4 and
+#                           HARNESS_IP6 (eth0 addresses, default
+#                           192.0.2.1/24 and none), HARNESS_HOSTNAME,
+#                           HARNESS_PAIR_DIR (mount the 9p share "pair",
+#                           common to both guests, there)
 #   /results/harness.tests  one test path per line (absolute, guest view)
 # and back:
 #   /results/NAME.out, NAME.rc   per test (NAME = basename of the test path)
@@ -124,7 +129,8 @@ setup_net() {
 	wait_until 5 eth0_exists || { log "eth0 did not appear"; return; }
 	ip -batch - <<-EOF || log "network setup failed"
 		link set lo up
-		addr add 192.0.2.1/24 dev eth0
+		addr add ${HARNESS_IP4:-192.0.2.1/24} dev eth0
+		${HARNESS_IP6:+addr add $HARNESS_IP6 dev eth0 nodad}
 		link set eth0 up
 	EOF
 	# Tests use the IPv6 link-local GID; it exists only after DAD.
@@ -189,8 +195,12 @@ main() {
 	export SROCE_TEST_TIMEOUT SROCE_GUEST=1 SROCE_REPO=$HARNESS_REPO
 	mount_repo || exit 1
 	bind_modules
+	if [[ -n ${HARNESS_PAIR_DIR:-} ]]; then
+		$BB mkdir -p "$HARNESS_PAIR_DIR"
+		mount_fs 9p pair "$HARNESS_PAIR_DIR" trans=virtio,version=9p2000.L,msize=262144
+	fi
 	log "mounts done"
-	echo sroce-guest >/proc/sys/kernel/hostname
+	echo "${HARNESS_HOSTNAME:-sroce-guest}" >/proc/sys/kernel/hostname
 	setup_net
 	mount_fs configfs configfs /sys/kernel/config
 	log "network up"

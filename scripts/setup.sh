@@ -20,14 +20,14 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CACHE=$REPO/.cache
 
 # The guest root is this machine's root filesystem, so packages the tests run
-# in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump) are
+# in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump, ping) are
 # installed here too.
 PACKAGES=(
 	linux-headers-amd64 gcc make bc bison flex libelf-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	iproute2 procps rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3-pyverbs libibverbs-dev librdmacm-dev
-	nvme-cli fio tcpdump
+	nvme-cli fio tcpdump iputils-ping
 	linux-source-6.1
 )
 # The kselftest headers come from this tarball (shipped by linux-source-6.1).
