@@ -284,10 +284,6 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 grh[SROCE_GRH_BYTES];
 	void *imm;
 
-	if (sroce_deth_qkey(deth) != qp->attr.qkey) {
-		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_DROP_PKEY_QKEY);
-		return;
-	}
 	if (sroce_resp_get_rwqe(qp)) {
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_SND_RNR_ERR);
 		return;
