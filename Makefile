@@ -5,6 +5,8 @@
 #   make            build drivers/sroce/sroce.ko against KDIR
 #   make check      sparse (C=2) and a W=1 build; fails on any warning of ours
 #   make test       set-up, build, check, then the whole guest test suite
+#   make test-debug the guest suite on a debug kernel (KASAN, lockdep,
+#                   kmemleak, ...) built from linux-source-6.1 (cached)
 #   make demo       set-up, build, boot a guest and show sroce0 at work
 #   make install    install the module for the running kernel (real hosts)
 #   make clean
@@ -21,7 +23,7 @@ HOST_KDIR ?= /lib/modules/$(shell uname -r)/build
 
 KMAKE := $(MAKE) -C $(KDIR) M=$(TOP)
 
-.PHONY: all module check test demo install clean setup selftests-build
+.PHONY: all module check test test-debug demo install clean setup selftests-build
 
 all: module
 
@@ -37,6 +39,9 @@ check:
 test: setup
 	$(MAKE) -C $(TOP) module
 	$(TOP)/scripts/test.sh
+
+test-debug: setup
+	$(TOP)/scripts/test-debug.sh
 
 demo: setup
 	$(MAKE) -C $(TOP) module

@@ -158,6 +158,27 @@ test_limit() {
 	echo $((${t:-0} > SROCE_TEST_TIMEOUT ? t : SROCE_TEST_TIMEOUT))
 }
 
+# On a kernel with kmemleak (the debug kernel): scan after the tests and
+# put what it found into the kernel log, where scripts/check-kmsg.sh sees
+# it.  Two scans: an object counts as leaked only after it went unseen
+# for a whole scan period.
+kmemleak_scan() {
+	local f=/sys/kernel/debug/kmemleak
+	[[ -w $f ]] || return 0
+	echo scan >"$f"
+	sleep 6
+	echo scan >"$f"
+	local n
+	n=$(grep -c '^unreferenced object' "$f" 2>/dev/null)
+	log "kmemleak: ${n:-0} suspected leaks after the tests"
+	if ((${n:-0} > 0)); then
+		echo "kmemleak: $n new suspected memory leaks (see below)" >/dev/kmsg
+		head -n 200 "$f" | while IFS= read -r line; do
+			echo "kmemleak report: $line" >/dev/kmsg
+		done
+	fi
+}
+
 run_one() {
 	local test=$1 name start rc limit
 	name=${test##*/}
@@ -209,6 +230,7 @@ main() {
 	while read -r test; do
 		[[ -n $test ]] && run_one "$test"
 	done <"$R/harness.tests"
+	kmemleak_scan
 	dump_kmsg >"$R/dmesg.txt"
 	[[ -s $R/dmesg.txt ]] || dmesg >"$R/dmesg.txt" 2>&1
 	cat /proc/sys/kernel/tainted >"$R/tainted"

@@ -23,7 +23,7 @@ CACHE=$REPO/.cache
 # in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump, ping) are
 # installed here too.
 PACKAGES=(
-	linux-headers-amd64 gcc make bc bison flex libelf-dev sparse
+	linux-headers-amd64 gcc make bc bison flex libelf-dev libssl-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	iproute2 procps rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3-pyverbs libibverbs-dev librdmacm-dev

@@ -13,7 +13,27 @@
 
 CACHE=$REPO/.cache
 
+# SROCE_GUEST_TREE and SROCE_GUEST_ABI boot another kernel tree laid out
+# like .cache/guest/ABI (scripts/debug-kernel.sh builds one);
+# SROCE_GUEST_KO is then the module built for it.
+vm_load_other_tree() {
+	KTREE=$SROCE_GUEST_TREE
+	ABI=${SROCE_GUEST_ABI:?SROCE_GUEST_TREE needs SROCE_GUEST_ABI}
+	INITRD=$KTREE/initramfs.cpio.gz
+	MODDIR=$KTREE/lib/modules/$ABI
+	KERNEL=$KTREE/vmlinux
+	[[ -f $KERNEL ]] || KERNEL=$KTREE/boot/vmlinuz-$ABI
+	[[ -f $KERNEL && -d $MODDIR ]] || die "no kernel in $KTREE"
+	if [[ ! -f $INITRD || $REPO/scripts/mkinitramfs.sh -nt $INITRD ]]; then
+		"$REPO/scripts/mkinitramfs.sh" "$KTREE" "$ABI" "$INITRD"
+	fi
+}
+
 vm_load_cache() {
+	if [[ -n ${SROCE_GUEST_TREE:-} ]]; then
+		vm_load_other_tree
+		return
+	fi
 	ABI=$(cat "$CACHE/abi" 2>/dev/null) || die "no .cache/abi: run scripts/setup.sh"
 	# Modules are built against the installed headers: boot that ABI only.
 	[[ $("$REPO/scripts/guest-kernel.sh" abi) == "$ABI" ]] ||
@@ -42,7 +62,9 @@ vm_load_cache() {
 # copy from an earlier run is removed so the guest never loads old code.
 vm_install_ko() {
 	local dst=$MODDIR/updates/sroce.ko
-	if [[ -z $KO_SET && -f $REPO/drivers/sroce/sroce.ko ]]; then
+	if [[ -z $KO_SET && -n ${SROCE_GUEST_KO:-} ]]; then
+		KO=$SROCE_GUEST_KO
+	elif [[ -z $KO_SET && -f $REPO/drivers/sroce/sroce.ko ]]; then
 		KO=$REPO/drivers/sroce/sroce.ko
 	fi
 	[[ -z $KO || -f $KO ]] || die "--ko $KO: no such file"
