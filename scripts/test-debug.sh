@@ -20,5 +20,7 @@ export SROCE_GUEST_TREE=$tree
 export SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
 export SROCE_GUEST_KO=$top/.cache/debug/sroce.ko
 export SROCE_TEST_TIMEOUT=$((3 * ${SROCE_TEST_TIMEOUT:-300}))
+# the whole suite plus the tests that need fault injection
+export SROCE_RUN_LIST=print-tests-debug
 echo "# debug kernel $SROCE_GUEST_ABI ($tree)"
 exec selftests/run.sh "$@"

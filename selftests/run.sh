@@ -24,6 +24,9 @@
 #   SROCE_RUN_TIMEOUT        whole-VM limit (default: scaled from the above)
 #   SROCE_RUN_OUT            results dir to use and keep (default: temporary,
 #                            kept only when something failed)
+#   SROCE_RUN_LIST           the selftests/Makefile target that lists the
+#                            tests (print-tests; make test-debug uses
+#                            print-tests-debug)
 #   SROCE_RUN_EXTRA_RESULTS  file of host-side TAP lines (ok/not ok ...) to
 #                            count as well, e.g. from `make check`
 #   SROCE_*                  all passed on to the tests in the guest
@@ -39,7 +42,7 @@ OUT='' OUT_IS_TEMP=''
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 list_tests() {
-	make -s --no-print-directory -C "$REPO/selftests" print-tests |
+	make -s --no-print-directory -C "$REPO/selftests" "${SROCE_RUN_LIST:-print-tests}" |
 		sed -n 's|^[[:space:]]*\([^[:space:]]\+\).*|selftests/\1|p'
 }
 
