@@ -5,10 +5,15 @@
 #   make            build drivers/sroce/sroce.ko against KDIR
 #   make check      sparse (C=2) and a W=1 build; fails on any warning of ours
 #   make test       set-up, build, check, then the whole guest test suite
+#   make test-debug the guest suite on a debug kernel (KASAN, lockdep,
+#                   kmemleak, ...) built from linux-source-6.1 (cached)
+#   make soak       pyverbs in a loop for DURATION seconds (default 3600),
+#                   then 50 rounds of each teardown under traffic
 #   make demo       set-up, build, boot a guest and show sroce0 at work
 #   make install    install the module for the running kernel (real hosts)
 #   make clean
 
+DURATION ?= 3600
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 CACHE := $(TOP)/.cache
 # The Debian kernel ABI the guest runs: resolved by scripts/setup.sh from the
@@ -21,7 +26,7 @@ HOST_KDIR ?= /lib/modules/$(shell uname -r)/build
 
 KMAKE := $(MAKE) -C $(KDIR) M=$(TOP)
 
-.PHONY: all module check test demo install clean setup selftests-build
+.PHONY: all module check test test-debug soak demo install clean setup selftests-build
 
 all: module
 
@@ -37,6 +42,13 @@ check:
 test: setup
 	$(MAKE) -C $(TOP) module
 	$(TOP)/scripts/test.sh
+
+test-debug: setup
+	$(TOP)/scripts/test-debug.sh
+
+soak: setup
+	$(MAKE) -C $(TOP) module
+	DURATION=$(DURATION) $(TOP)/scripts/soak.sh
 
 demo: setup
 	$(MAKE) -C $(TOP) module

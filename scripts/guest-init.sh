@@ -8,7 +8,12 @@
 # Contract with scripts/vm-run.sh, through the writable 9p share "results"
 # (mounted at /results):
 #   /results/harness.env    sourced: HARNESS_REPO, HARNESS_ABI,
-#                           HARNESS_MODDIR, SROCE_TEST_TIMEOUT, SROCE_* vars
+#                           HARNESS_MODDIR, SROCE_TEST_TIMEOUT, SROCE_* vars;
+#                           optional (scripts/vm-pair.sh): HARNESS_IP4 and
+#                           HARNESS_IP6 (eth0 addresses, default
+#                           192.0.2.1/24 and none), HARNESS_HOSTNAME,
+#                           HARNESS_PAIR_DIR (mount the 9p share "pair",
+#                           common to both guests, there)
 #   /results/harness.tests  one test path per line (absolute, guest view)
 # and back:
 #   /results/NAME.out, NAME.rc   per test (NAME = basename of the test path)
@@ -124,7 +129,8 @@ setup_net() {
 	wait_until 5 eth0_exists || { log "eth0 did not appear"; return; }
 	ip -batch - <<-EOF || log "network setup failed"
 		link set lo up
-		addr add 192.0.2.1/24 dev eth0
+		addr add ${HARNESS_IP4:-192.0.2.1/24} dev eth0
+		${HARNESS_IP6:+addr add $HARNESS_IP6 dev eth0 nodad}
 		link set eth0 up
 	EOF
 	# Tests use the IPv6 link-local GID; it exists only after DAD.
@@ -143,21 +149,52 @@ dump_kmsg() {
 		       printf "[%5d.%06d] %s\n", int(h[3] / 1000000), h[3] % 1000000, substr($0, i + 1) }'
 }
 
+# A test that needs longer than SROCE_TEST_TIMEOUT says so with a line
+# "# sroce-timeout: SECONDS" near its top; the larger of the two applies.
+# selftests/run.sh reads the same line to size the whole VM's limit.
+test_limit() {
+	local t
+	t=$(head -c 4096 "$1" | sed -n 's/^# sroce-timeout: *\([0-9]\+\) *$/\1/p' | head -n1)
+	echo $((${t:-0} > SROCE_TEST_TIMEOUT ? t : SROCE_TEST_TIMEOUT))
+}
+
+# On a kernel with kmemleak (the debug kernel): scan after the tests and
+# put what it found into the kernel log, where scripts/check-kmsg.sh sees
+# it.  Two scans: an object counts as leaked only after it went unseen
+# for a whole scan period.
+kmemleak_scan() {
+	local f=/sys/kernel/debug/kmemleak
+	[[ -w $f ]] || return 0
+	echo scan >"$f"
+	sleep 6
+	echo scan >"$f"
+	local n
+	n=$(grep -c '^unreferenced object' "$f" 2>/dev/null)
+	log "kmemleak: ${n:-0} suspected leaks after the tests"
+	if ((${n:-0} > 0)); then
+		echo "kmemleak: $n new suspected memory leaks (see below)" >/dev/kmsg
+		head -n 200 "$f" | while IFS= read -r line; do
+			echo "kmemleak report: $line" >/dev/kmsg
+		done
+	fi
+}
+
 run_one() {
-	local test=$1 name start rc
+	local test=$1 name start rc limit
 	name=${test##*/}
-	log "running $name"
+	limit=$(test_limit "$test")
+	log "running $name (limit ${limit}s)"
 	start=$SECONDS
 	# -k: a test that ignores SIGTERM still ends.  timeout puts the test
 	# in its own process group and signals the whole group.
 	if [[ -x $test ]]; then
-		timeout -k 5 "$SROCE_TEST_TIMEOUT" "$test" </dev/null >"$R/$name.out" 2>&1
+		SROCE_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$test" </dev/null >"$R/$name.out" 2>&1
 	else
-		timeout -k 5 "$SROCE_TEST_TIMEOUT" bash "$test" </dev/null >"$R/$name.out" 2>&1
+		SROCE_TEST_TIMEOUT=$limit timeout -k 5 "$limit" bash "$test" </dev/null >"$R/$name.out" 2>&1
 	fi
 	rc=$?
 	((rc == 124 || rc == 137)) &&
-		echo "# harness: $name killed after ${SROCE_TEST_TIMEOUT}s timeout" >>"$R/$name.out"
+		echo "# harness: $name killed after ${limit}s timeout" >>"$R/$name.out"
 	echo "$rc" >"$R/$name.rc"
 	log "$name exited $rc after $((SECONDS - start))s"
 }
@@ -179,8 +216,12 @@ main() {
 	export SROCE_TEST_TIMEOUT SROCE_GUEST=1 SROCE_REPO=$HARNESS_REPO
 	mount_repo || exit 1
 	bind_modules
+	if [[ -n ${HARNESS_PAIR_DIR:-} ]]; then
+		$BB mkdir -p "$HARNESS_PAIR_DIR"
+		mount_fs 9p pair "$HARNESS_PAIR_DIR" trans=virtio,version=9p2000.L,msize=262144
+	fi
 	log "mounts done"
-	echo sroce-guest >/proc/sys/kernel/hostname
+	echo "${HARNESS_HOSTNAME:-sroce-guest}" >/proc/sys/kernel/hostname
 	setup_net
 	mount_fs configfs configfs /sys/kernel/config
 	log "network up"
@@ -189,6 +230,7 @@ main() {
 	while read -r test; do
 		[[ -n $test ]] && run_one "$test"
 	done <"$R/harness.tests"
+	kmemleak_scan
 	dump_kmsg >"$R/dmesg.txt"
 	[[ -s $R/dmesg.txt ]] || dmesg >"$R/dmesg.txt" 2>&1
 	cat /proc/sys/kernel/tainted >"$R/tainted"

@@ -20,15 +20,15 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CACHE=$REPO/.cache
 
 # The guest root is this machine's root filesystem, so packages the tests run
-# in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump) are
+# in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump, ping) are
 # installed here too.  The NFS over RDMA test starts rpcbind, rpc.nfsd and
 # rpc.mountd by hand from nfs-kernel-server, nfs-common and rpcbind.
 PACKAGES=(
-	linux-headers-amd64 gcc make bc bison flex libelf-dev sparse
+	linux-headers-amd64 gcc make bc bison flex libelf-dev libssl-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	iproute2 procps rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3-pyverbs libibverbs-dev librdmacm-dev
-	nvme-cli fio tcpdump nfs-kernel-server nfs-common rpcbind
+	nvme-cli fio tcpdump iputils-ping nfs-kernel-server nfs-common rpcbind
 	linux-source-6.1
 )
 # The kselftest headers come from this tarball (shipped by linux-source-6.1).

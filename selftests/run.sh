@@ -18,10 +18,15 @@
 # nothing failed.
 #
 # Environment:
-#   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300)
+#   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300); a
+#                            test may ask for more with a line
+#                            "# sroce-timeout: SECONDS" near its top
 #   SROCE_RUN_TIMEOUT        whole-VM limit (default: scaled from the above)
 #   SROCE_RUN_OUT            results dir to use and keep (default: temporary,
 #                            kept only when something failed)
+#   SROCE_RUN_LIST           the selftests/Makefile target that lists the
+#                            tests (print-tests; make test-debug uses
+#                            print-tests-debug)
 #   SROCE_RUN_EXTRA_RESULTS  file of host-side TAP lines (ok/not ok ...) to
 #                            count as well, e.g. from `make check`
 #   SROCE_*                  all passed on to the tests in the guest
@@ -37,7 +42,7 @@ OUT='' OUT_IS_TEMP=''
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 list_tests() {
-	make -s --no-print-directory -C "$REPO/selftests" print-tests |
+	make -s --no-print-directory -C "$REPO/selftests" "${SROCE_RUN_LIST:-print-tests}" |
 		sed -n 's|^[[:space:]]*\([^[:space:]]\+\).*|selftests/\1|p'
 }
 
@@ -52,6 +57,14 @@ resolve_test() {
 	else
 		die "no such test: $1"
 	fi
+}
+
+# test_limit TEST DEFAULT: the test's own "# sroce-timeout: S" line if it
+# asks for more than DEFAULT (scripts/guest-init.sh applies the same rule).
+test_limit() {
+	local t
+	t=$(head -c 4096 "$1" | sed -n 's/^# sroce-timeout: *\([0-9]\+\) *$/\1/p' | head -n1)
+	echo $((${t:-0} > $2 ? t : $2))
 }
 
 # Count one TAP result line into the totals; print "pass|fail|skip".
@@ -158,7 +171,11 @@ main() {
 	fi
 
 	per=${SROCE_TEST_TIMEOUT:-300}
-	timeout=${SROCE_RUN_TIMEOUT:-$((BOOT_ALLOWANCE + ${#tests[@]} * (per + 10)))}
+	timeout=$BOOT_ALLOWANCE
+	for t in "${tests[@]}"; do
+		timeout=$((timeout + $(test_limit "$t" "$per") + 10))
+	done
+	timeout=${SROCE_RUN_TIMEOUT:-$timeout}
 	if [[ -n ${SROCE_RUN_OUT:-} ]]; then
 		OUT=$SROCE_RUN_OUT
 		mkdir -p "$OUT"
@@ -173,7 +190,7 @@ main() {
 	for t in "${tests[@]}"; do rm -f "$OUT/${t##*/}.out" "$OUT/${t##*/}.rc"; done
 	rm -f "$OUT"/{harness.done,status,kmsg.out,kmsg.rc,dmesg.txt,tainted}
 
-	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each, VM limit ${timeout}s"
+	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each unless a test asks for more, VM limit ${timeout}s"
 	vm_log=$(cd "$REPO" && scripts/vm-run.sh --quiet --timeout "$timeout" \
 		--out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
 

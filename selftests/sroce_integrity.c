@@ -33,6 +33,8 @@
  * Tests: send, send_srq, write, read, atomic, mixed (all of them, both
  * directions, several WRs in flight), edge_sizes (every opcode with every
  * edge size and inline, whatever the seed), mr_iova (ibv_reg_mr_iova works),
+ * odp (everything again with on-demand paging MRs, and a WRITE into pages
+ * the process made read-only is refused),
  * mr_iova_end_2_64 (an MR whose IOVA range ends exactly at 2^64 registers and
  * carries WRITE, READ and FETCH_AND_ADD on its last bytes), and:
  *
@@ -2470,6 +2472,68 @@ TEST_F_TIMEOUT(rc, send_too_long, 120)
 	neg_send(c, false, OP_SEND, 0, 1, 0);
 	neg_send(c, true, OP_SEND, 2 * mtu, 2 * mtu + 1, 3);
 	neg_send(c, true, OP_SEND_IMM, 64, 4 * mtu, 1);
+	recovery(c);
+	ASSERT_EQ(0, c->errors);
+}
+
+/*
+ * Register every MR of both sides again, at the same IOVA, as an on-demand
+ * paging MR: nothing is pinned, the device looks pages up when it copies.
+ */
+static void reregister_odp(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->md;
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			IBV_ACCESS_ON_DEMAND;
+	struct ibv_device_attr_ex attr = {};
+	int i, j;
+
+	ASSERT_EQ(0, ibv_query_device_ex(c->ctx, NULL, &attr));
+	ASSERT_NE(0u, attr.odp_caps.general_caps & (uint32_t)IBV_ODP_SUPPORT)
+		TH_LOG("the device reports no on-demand paging");
+	for (i = 0; i < NSIDE; i++) {
+		for (j = 0; j < NMR; j++) {
+			struct mrbuf *m = &c->m[i][j];
+
+			ASSERT_EQ(0, ibv_dereg_mr(m->mr));
+			m->mr = ibv_reg_mr_iova(c->pd, m->mem + GUARD, m->len, m->iova, acc);
+			ASSERT_NE(NULL, m->mr) TH_LOG("ODP ibv_reg_mr_iova(%zu bytes): %s",
+						      m->len, strerror(errno));
+		}
+	}
+}
+
+/*
+ * On-demand paging MRs (IBV_ACCESS_ON_DEMAND): all opcodes as in "mixed"
+ * with every MR an ODP MR, then an RDMA WRITE aimed at pages of an ODP MR
+ * that the process made read-only: ODP looks the pages up at access time
+ * with the process' own permissions, so the WRITE must fail with a remote
+ * access error and the pages must be as they were.
+ */
+TEST_F_TIMEOUT(rc, odp, 180)
+{
+	if (self->c.skipped)
+		return;
+	struct ctx *c = &self->c;
+	struct mrbuf *m = &c->m[1][0];
+	uintptr_t start = (uintptr_t)(m->mem + GUARD);
+	uintptr_t page = (start + 2 * 4096) & ~(uintptr_t)4095;
+	struct neg n = {
+		.what = "into pages of an ODP MR the process made read-only",
+		.op = OP_WRITE, .len = 4096, .want = IBV_WC_REM_ACCESS_ERR,
+	};
+
+	reregister_odp(c);
+	run_random(c, M_ALL, false, c->cfg.iters);
+	ASSERT_EQ(0, c->errors);
+
+	ASSERT_LE(page + 2 * 4096, start + m->len);
+	n.rkey = m->mr->rkey;
+	n.raddr = m->iova + (page - start) + 100;
+	ASSERT_EQ(0, mprotect((void *)page, 2 * 4096, PROT_READ));
+	neg_rdma(c, &n);
+	ASSERT_EQ(0, mprotect((void *)page, 2 * 4096, PROT_READ | PROT_WRITE));
 	recovery(c);
 	ASSERT_EQ(0, c->errors);
 }

@@ -151,3 +151,13 @@ counters_delta() {
 			print out == "" ? "(no change)" : out
 		}'
 }
+
+# ibv_rc_pingpong -c between two QPs of device $1 over GID index $2, $3
+# messages: the device still moves data (and checks it).
+sroce_pingpong_ok() {
+	timeout 60 ibv_rc_pingpong -d "$1" -g "$2" -n "${3:-50}" -c >/dev/null 2>&1 &
+	local spid=$!
+	sroce_wait_listen 18515
+	timeout 60 ibv_rc_pingpong -d "$1" -g "$2" -n "${3:-50}" -c 127.0.0.1 >/dev/null 2>&1 || return 1
+	wait $spid
+}

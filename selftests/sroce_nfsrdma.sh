@@ -21,6 +21,9 @@
 #  - afterwards sroce0 holds what it held before, is removed with no live
 #    sroce objects, the module unloads, and the kernel log is clean
 # Every step has a time limit, so a hang becomes a "not ok" line.
+# Under a loaded TCG host this takes 2-4 minutes: a longer limit than the
+# default 300 s, as a hang guard only.
+# sroce-timeout: 600
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh
 

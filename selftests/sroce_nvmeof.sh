@@ -22,6 +22,9 @@
 #    removed with no live sroce objects, the module unloads, and the kernel
 #    log of the whole run is clean
 # The lifecycle cases under I/O are in sroce_nvmeof_lifecycle.sh.
+# Under a loaded TCG host this takes 2-4 minutes: a longer limit than the
+# default 300 s, as a hang guard only.
+# sroce-timeout: 600
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
 	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh

@@ -16,6 +16,9 @@
 #  - then the same clean-teardown checks as sroce_nvmeof.sh: objects back
 #    to what the device held before, no live sroce objects at removal, the
 #    module unloads, the kernel log is clean
+# Under a loaded TCG host this takes 2-4 minutes: a longer limit than the
+# default 300 s, as a hang guard only.
+# sroce-timeout: 600
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
 	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh

@@ -61,12 +61,6 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 	}
 }
 
-static bool sroce_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Post the completion of a send WQE; false if the CQ overflowed. */
 static bool sroce_comp_cqe(struct sroce_qp *qp, u64 wr_id, u32 wr_opcode,
 			   enum ib_wc_status status, u32 byte_len, bool signaled)

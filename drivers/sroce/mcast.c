@@ -15,6 +15,7 @@
 #include <sroce/params.h>
 
 #include "sroce.h"
+#include "counters.h"
 #include "mcast.h"
 #include "qp.h"
 
@@ -236,12 +237,13 @@ void sroce_mcast_detach_all(struct sroce_dev *sdev, struct sroce_qp *qp)
  * sroce_mcast_deliver - give a multicast datagram to every attached QP
  * @sdev: the device
  * @mgid: the destination group
- * @skb: the checked packet, consumed
+ * @skb: the checked packet, consumed when some QP is attached
  * @deliver: called with a referenced QP and a copy of the packet each
  *
  * Context: softirq.
+ * Return: false when no QP is attached (@skb is left to the caller).
  */
-void sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
+bool sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
 			 struct sk_buff *skb, sroce_deliver_fn deliver)
 {
 	struct sroce_qp *qps[SROCE_MAX_MCAST_QP_ATTACH];
@@ -266,13 +268,14 @@ void sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
 	for (i = 0; i < n; i++) {
 		struct sk_buff *copy = i == n - 1 ? skb : skb_clone(skb, GFP_ATOMIC);
 
-		if (copy)
+		if (copy) {
 			deliver(sdev, qps[i], copy);
-		else
+		} else {
+			sroce_counter_inc(sdev, SROCE_CNT_DROP_NOMEM);
 			sroce_qp_put(qps[i]);
+		}
 	}
-	if (!n)
-		kfree_skb(skb);
+	return n;
 }
 
 const struct ib_device_ops sroce_mcast_ops = {

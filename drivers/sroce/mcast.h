@@ -27,7 +27,7 @@ void sroce_mcast_detach_all(struct sroce_dev *sdev, struct sroce_qp *qp);
 struct sk_buff;
 typedef void (*sroce_deliver_fn)(struct sroce_dev *sdev, struct sroce_qp *qp,
 				 struct sk_buff *skb);
-void sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
+bool sroce_mcast_deliver(struct sroce_dev *sdev, const union ib_gid *mgid,
 			 struct sk_buff *skb, sroce_deliver_fn deliver);
 
 extern const struct ib_device_ops sroce_mcast_ops;

@@ -2,10 +2,11 @@
 /*
  * Memory regions.
  *
- * Three kinds: the kernel DMA MR (ib_alloc_pd() asks for it; with virtual
+ * Four kinds: the kernel DMA MR (ib_alloc_pd() asks for it; with virtual
  * DMA its addresses are kernel virtual addresses), user MRs over pinned
- * pages, and fast-registration MRs whose pages a kernel consumer supplies
- * with map_mr_sg() and activates with an IB_WR_REG_MR work request.
+ * pages, on-demand-paging user MRs (odp.c) and fast-registration MRs whose
+ * pages a kernel consumer supplies with map_mr_sg() and activates with an
+ * IB_WR_REG_MR work request.
  *
  * The memory of an MR is ours: dereg unpublishes the key, waits for every
  * holder (the packet path holds a reference while it copies) and frees.
@@ -20,11 +21,16 @@
 
 #include "sroce.h"
 #include "mr.h"
+#include "odp.h"
 
-/* Access flags sroce implements; the optional ones are hints it may ignore. */
+/*
+ * Access flags sroce implements; the optional ones and HUGETLB ("the pages
+ * are huge pages") are hints it may ignore.
+ */
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
+			 IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
+			 IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
 
 /* A fresh key for pool index @index: the low byte varies per object. */
 u32 sroce_next_key(struct sroce_dev *sdev, u32 index)
@@ -134,7 +140,10 @@ static void *sroce_mr_block(struct sroce_mr *mr, u64 iova, u32 *avail,
 		*avail = psz - (off & (psz - 1));
 		return (void *)(uintptr_t)(mr->blocks[off / psz] + (off & (psz - 1)));
 	}
+	case SROCE_MR_ODP:	/* never: copied by sroce_odp_copy() */
+		break;
 	}
+	*avail = 0;
 	return NULL;
 }
 
@@ -146,12 +155,14 @@ static void *sroce_mr_block(struct sroce_mr *mr, u64 iova, u32 *avail,
  * @length: bytes
  * @dir: SROCE_TO_MR or SROCE_FROM_MR
  *
- * Context: any.
- * Return: 0.
+ * Context: any; process context for an ODP MR.
+ * Return: 0, or -EFAULT when an ODP MR's pages are not there.
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 		  enum sroce_copy_dir dir)
 {
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_copy(mr, iova, buf, length, dir);
 	while (length) {
 		struct page *page;
 		u32 avail;
@@ -172,6 +183,41 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 		length -= n;
 	}
 	return 0;
+}
+
+/**
+ * sroce_mr_map_word - map an aligned 8-byte word of an MR for an atomic
+ * @mr: a referenced MR on which sroce_mr_check() passed for the word
+ * @iova: the word, 8-byte aligned (so it never straddles a page or block)
+ * @page: set to what sroce_mr_unmap_word() needs
+ *
+ * Context: may sleep for an ODP MR; call before taking the atomic lock.
+ * Return: the word's kernel address, or NULL (ODP page not there).
+ */
+u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page)
+{
+	u32 avail;
+	void *va;
+
+	*page = NULL;
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_map_word(mr, iova, page);
+	va = sroce_mr_block(mr, iova, &avail, page);
+	if (*page) {
+		get_page(*page);	/* both kinds are released alike */
+		va = kmap_local_page(*page) + offset_in_page(iova -
+			mr->ibmr.iova + mr->first_offset);
+	}
+	return va;
+}
+
+void sroce_mr_unmap_word(u64 *word, struct page *page)
+{
+	if (!page)
+		return;
+	kunmap_local(word);
+	set_page_dirty_lock(page);
+	put_page(page);
 }
 
 /* Copy through one SGE's MR. */
@@ -281,6 +327,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 	kvfree(mr->pages);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	sroce_odp_release(mr);
 	kfree(mr->blocks);
 	kfree(mr);
 	atomic_dec(&sdev->num_mr);
@@ -337,6 +384,37 @@ static int sroce_check_reg_args(u64 start, u64 length, u64 iova, int access)
 	return 0;
 }
 
+/*
+ * An ODP MR pins nothing: its pages are looked up at each access (odp.c).
+ * Start 0 and length U64_MAX ask for an implicit MR over the whole address
+ * space.
+ */
+static struct ib_mr *sroce_reg_odp_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access)
+{
+	bool implicit = !start && length == U64_MAX;
+	struct sroce_mr *mr;
+	int err;
+
+	if (implicit)
+		err = (access & ~SROCE_MR_ACCESS) ? -EOPNOTSUPP :
+		      iova ? -EINVAL : 0;
+	else
+		err = sroce_check_reg_args(start, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = sroce_mr_alloc(ibpd, SROCE_MR_ODP, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	sroce_odp_init(mr, start);
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	mr->state = SROCE_MR_VALID;
+	sroce_mr_publish(mr, ibpd);
+	return &mr->ibmr;
+}
+
 static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       u64 length, u64 iova, int access,
 				       struct ib_udata *udata)
@@ -344,6 +422,8 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct sroce_mr *mr;
 	int err;
 
+	if (access & IB_ACCESS_ON_DEMAND)
+		return sroce_reg_odp_mr(ibpd, start, length, iova, access);
 	err = sroce_check_reg_args(start, length, iova, access);
 	if (err)
 		return ERR_PTR(err);

@@ -33,6 +33,7 @@ enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel: the whole kernel address space */
 	SROCE_MR_USER,		/* pinned user pages (ib_umem) */
 	SROCE_MR_FAST_REG,	/* kernel: pages given by IB_WR_REG_MR */
+	SROCE_MR_ODP,		/* user pages looked up at each access */
 };
 
 enum sroce_mr_state {
@@ -64,6 +65,10 @@ struct sroce_mr {
 	unsigned int nblocks;
 	unsigned int max_blocks;
 
+	/* SROCE_MR_ODP: the registering process and where ibmr.iova is. */
+	struct mm_struct *mm;
+	u64 odp_start;
+
 	atomic_t num_mw;		/* memory windows bound to it */
 };
 
@@ -82,6 +87,8 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 length, int access);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 		  enum sroce_copy_dir dir);
+u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page);
+void sroce_mr_unmap_word(u64 *word, struct page *page);
 
 struct rxe_sge;
 

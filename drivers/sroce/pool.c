@@ -2,6 +2,7 @@
 /*
  * Index pools; see pool.h for the lifetime rules.
  */
+#include <linux/error-injection.h>
 #include <linux/slab.h>
 
 #include "pool.h"
@@ -79,6 +80,7 @@ int sroce_pool_reserve(struct sroce_pool *pool, struct sroce_pool_elem *elem,
 	}
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sroce_pool_reserve, ERRNO);
 
 /**
  * sroce_pool_reserve_index - reserve a given index (QP1 for the GSI QP)
@@ -103,6 +105,7 @@ int sroce_pool_reserve_index(struct sroce_pool *pool,
 		atomic_dec(&pool->count);
 	return err;
 }
+ALLOW_ERROR_INJECTION(sroce_pool_reserve_index, ERRNO);
 
 /* Make a fully built object findable. */
 void sroce_pool_publish(struct sroce_pool *pool, struct sroce_pool_elem *elem)

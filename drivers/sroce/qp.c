@@ -28,6 +28,14 @@
 
 #define SROCE_QP_ACCESS		(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * MR-only access bits that consumers pass to QPs too (pyverbs' ODP tests
+ * use one set of flags for both): meaningless for a QP, so accepted and
+ * ignored, as hardware drivers do. Any other bit is refused.
+ */
+#define SROCE_QP_ACCESS_IGNORED	(IB_ACCESS_MW_BIND | IB_ZERO_BASED | \
+				 IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_OPTIONAL)
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
 {
@@ -272,7 +280,7 @@ static int sroce_qp_check_values(const struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~SROCE_QP_ACCESS))
+	    (attr->qp_access_flags & ~(SROCE_QP_ACCESS | SROCE_QP_ACCESS_IGNORED)))
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_MAX_QPN)
 		return -EINVAL;

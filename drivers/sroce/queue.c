@@ -13,6 +13,7 @@
  * no process ever maps freed memory, and no sroce code runs at munmap, so
  * a process may outlive the device (disassociation) or the module.
  */
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -114,6 +115,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 	}
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sroce_queue_init, ERRNO);
 
 /*
  * Release the ring. A user ring's memory lives on until the process has
@@ -205,6 +207,7 @@ int sroce_queue_resize(struct sroce_queue *q, struct ib_ucontext *uctx,
 	sroce_queue_cleanup(&old);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sroce_queue_resize, ERRNO);
 
 /**
  * sroce_mmap - ib_device_ops.mmap: map a ring announced by an mminfo

@@ -99,6 +99,17 @@ static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt)
 	return -1;
 }
 
+/* UD and GSI: the DETH's Q_Key must be the QP's. */
+static bool sroce_qkey_ok(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_deth *deth;
+
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		return true;
+	deth = sroce_pkt_eth(skb, SROCE_ETH_DETH);
+	return deth && sroce_deth_qkey(deth) == READ_ONCE(qp->attr.qkey);
+}
+
 /* Hand a checked packet to one QP. Consumes @skb and the QP reference. */
 static void sroce_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 			  struct sk_buff *skb)
@@ -111,8 +122,13 @@ static void sroce_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		sroce_drop(sdev, skb, SROCE_CNT_DROP_QP_STATE);
 		return;
 	}
-	/* One partition, the default: full or limited member key. */
-	if ((pkey & 0x7fff) != 0x7fff) {
+	/*
+	 * One partition, the default: full or limited member key. A datagram
+	 * QP also wants its Q_Key. Both are checked here, before the packet
+	 * counts as received, so that each packet lands in exactly one of
+	 * rcvd_pkts and the drop_* counters.
+	 */
+	if ((pkey & 0x7fff) != 0x7fff || !sroce_qkey_ok(qp, skb)) {
 		sroce_qp_put(qp);
 		sroce_drop(sdev, skb, SROCE_CNT_DROP_PKEY_QKEY);
 		return;
@@ -132,7 +148,9 @@ static void sroce_deliver_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 				       (struct in6_addr *)mgid.raw);
 	else
 		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
-	sroce_mcast_deliver(sdev, &mgid, skb, sroce_deliver);
+	/* No QP attached to the group: no QP for it, as for a unicast QPN. */
+	if (!sroce_mcast_deliver(sdev, &mgid, skb, sroce_deliver))
+		sroce_drop(sdev, skb, SROCE_CNT_DROP_QPN);
 }
 
 static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb)

@@ -99,12 +99,6 @@ static bool sroce_is_local_op(u32 opcode)
 	       opcode == IB_WR_BIND_MW;
 }
 
-static bool sroce_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* The opcode-specific part of a WQE, from the kernel's copy of the slot. */
 static void sroce_swqe_copy_wr(struct sroce_swqe *w, const struct rxe_send_wqe *s)
 {

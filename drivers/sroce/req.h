@@ -66,6 +66,13 @@ static inline const struct rxe_sge *sroce_swqe_sge(const struct sroce_swqe *w)
 
 struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index);
 size_t sroce_swqe_size(u32 max_sge, u32 max_inline);
+/* READ and atomics use one of the responder's resources (max_rd_atomic). */
+static inline bool sroce_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 

@@ -14,6 +14,7 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
@@ -44,7 +45,11 @@ enum sroce_resp_ret {
 	SROCE_RESP_NAK_OP,
 };
 
-#define SROCE_READ_BUDGET	64	/* READ responses per run */
+/*
+ * READ response bytes per engine run: bounded by bytes, not packets, so a
+ * round costs about the same at every path MTU and other QPs get their turn.
+ */
+#define SROCE_READ_BUDGET	SZ_64K
 #define SROCE_GRH_BYTES		40
 
 static DEFINE_SPINLOCK(sroce_atomic_lock);	/* serialises all atomics */
@@ -279,10 +284,6 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 grh[SROCE_GRH_BYTES];
 	void *imm;
 
-	if (sroce_deth_qkey(deth) != qp->attr.qkey) {
-		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_DROP_PKEY_QKEY);
-		return;
-	}
 	if (sroce_resp_get_rwqe(qp)) {
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_SND_RNR_ERR);
 		return;
@@ -320,6 +321,7 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 	struct sroce_rkey_ref *wr = &qp->resp.write;
 	struct sroce_mr *mr;
 	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	int err;
 
 	if (reth) {
 		if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_WRITE))
@@ -352,9 +354,11 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
 		return SROCE_RESP_NAK_ACCESS;
 	}
-	sroce_mr_copy(mr, wr->va, sroce_pkt_payload(skb), pkt->paylen,
-		      SROCE_TO_MR);
+	err = sroce_mr_copy(mr, wr->va, sroce_pkt_payload(skb), pkt->paylen,
+			    SROCE_TO_MR);
 	sroce_mr_put(mr);
+	if (err)	/* an ODP page is not there */
+		return SROCE_RESP_NAK_ACCESS;
 	wr->va += pkt->paylen;
 	wr->resid -= pkt->paylen;
 	return SROCE_RESP_OK;
@@ -413,9 +417,9 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 {
 	struct sroce_rd_res *res = qp->resp.cur_read;
 	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	int budget = SROCE_READ_BUDGET;
+	u32 budget = SROCE_READ_BUDGET;
 
-	while (res && budget-- > 0) {
+	while (res && budget) {
 		bool first = qp->resp.cur_read_psn == res->first_psn;
 		u32 len = min(res->resid, mtu);
 		bool last = res->resid <= mtu;
@@ -442,13 +446,23 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 		if (aeth)
 			sroce_aeth_set(aeth, sroce_ack_syn(), qp->resp.msn);
 		if (mr) {
-			sroce_mr_copy(mr, res->va, skb->data + info->hdr_len, len,
-				      SROCE_FROM_MR);
+			int err = sroce_mr_copy(mr, res->va,
+						skb->data + info->hdr_len, len,
+						SROCE_FROM_MR);
+
 			sroce_mr_put(mr);
+			if (err) {	/* an ODP page is not there */
+				kfree_skb(skb);
+				sroce_send_ack(qp, SROCE_AETH_NAK_REM_ACCESS_ERR,
+					       qp->resp.cur_read_psn);
+				sroce_qp_error(qp);
+				goto stop;
+			}
 		}
 		sroce_resp_xmit(qp, skb);
 		res->va += len;
 		res->resid -= len;
+		budget -= min(budget, max(len, 1U));
 		qp->resp.cur_read_psn = sroce_psn_next(qp->resp.cur_read_psn);
 		if (last)
 			goto stop;
@@ -524,22 +538,30 @@ static void sroce_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
 	sroce_resp_xmit(qp, skb);
 }
 
-/* Compare-and-swap or fetch-and-add on 8 aligned bytes of an MR. */
-static u64 sroce_do_atomic(struct sroce_mr *mr, u64 va, u8 opcode,
-			   u64 swap_add, u64 compare)
+/*
+ * Compare-and-swap or fetch-and-add on 8 aligned bytes of an MR; the
+ * original value goes to @orig. -EFAULT when an ODP page is not there.
+ */
+static int sroce_do_atomic(struct sroce_mr *mr, u64 va, u8 opcode,
+			   u64 swap_add, u64 compare, u64 *orig)
 {
+	struct page *page;
 	unsigned long flags;
-	u64 orig, val;
+	u64 *word, val;
 
+	word = sroce_mr_map_word(mr, va, &page);
+	if (!word)
+		return -EFAULT;
 	spin_lock_irqsave(&sroce_atomic_lock, flags);
-	sroce_mr_copy(mr, va, &orig, sizeof(orig), SROCE_FROM_MR);
+	*orig = READ_ONCE(*word);
 	if (opcode == SROCE_OP_RC_COMPARE_SWAP)
-		val = orig == compare ? swap_add : orig;
+		val = *orig == compare ? swap_add : *orig;
 	else
-		val = orig + swap_add;
-	sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_TO_MR);
+		val = *orig + swap_add;
+	WRITE_ONCE(*word, val);
 	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-	return orig;
+	sroce_mr_unmap_word(word, page);
+	return 0;
 }
 
 static enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp,
@@ -549,6 +571,8 @@ static enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp,
 	u64 va = sroce_atmeth_va(a);
 	struct sroce_rd_res *res;
 	struct sroce_mr *mr;
+	u64 orig;
+	int err;
 
 	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_ATOMIC) || !qp->resp.res)
 		return SROCE_RESP_NAK_ACCESS;
@@ -560,14 +584,17 @@ static enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp,
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
 		return SROCE_RESP_NAK_ACCESS;
 	}
+	err = sroce_do_atomic(mr, va, sroce_pkt(skb)->opcode,
+			      sroce_atmeth_swap_add(a), sroce_atmeth_compare(a),
+			      &orig);
+	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_NAK_ACCESS;
 	res = sroce_res_new(qp);
 	res->opcode = sroce_pkt(skb)->opcode;
 	res->first_psn = sroce_pkt(skb)->psn;
 	res->last_psn = res->first_psn;
-	res->atomic_orig = sroce_do_atomic(mr, va, res->opcode,
-					   sroce_atmeth_swap_add(a),
-					   sroce_atmeth_compare(a));
-	sroce_mr_put(mr);
+	res->atomic_orig = orig;
 	qp->resp.msn = sroce_psn_next(qp->resp.msn);
 	qp->resp.psn = sroce_psn_next(res->first_psn);
 	sroce_send_atomic_ack(qp, res->first_psn, res->atomic_orig);
@@ -582,6 +609,8 @@ static enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 	u64 va = sroce_reth_va(reth);
 	struct sroce_mr *mr;
 	unsigned long flags;
+	struct page *page;
+	u64 *word;
 
 	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
@@ -591,11 +620,15 @@ static enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 				IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	spin_lock_irqsave(&sroce_atomic_lock, flags);
-	sroce_mr_copy(mr, va, sroce_pkt_payload(skb), 8, SROCE_TO_MR);
-	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+	word = sroce_mr_map_word(mr, va, &page);
+	if (word) {
+		spin_lock_irqsave(&sroce_atomic_lock, flags);
+		memcpy(word, sroce_pkt_payload(skb), 8);
+		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+		sroce_mr_unmap_word(word, page);
+	}
 	sroce_mr_put(mr);
-	return SROCE_RESP_OK;
+	return word ? SROCE_RESP_OK : SROCE_RESP_NAK_ACCESS;
 }
 
 /* Duplicates (RC): answer again, never execute again. */
@@ -785,6 +818,42 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_resp_finish(qp, skb, sroce_resp_execute(qp, skb));
 }
 
+/* Take @skb off the head of the request queue if it is a retried READ. */
+static struct sk_buff *sroce_resp_next_read_retry(struct sroce_qp *qp)
+{
+	struct sk_buff_head *q = &qp->req_pkts;
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	skb = skb_peek(q);
+	if (skb && (sroce_pkt(skb)->info->flags & SROCE_OPF_READ) &&
+	    sroce_psn_diff(sroce_pkt(skb)->psn, qp->resp.psn) < 0)
+		__skb_unlink(skb, q);
+	else
+		skb = NULL;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return skb;
+}
+
+/*
+ * A retried READ that arrives while an answer is still being sent replaces
+ * that answer: the requester went back to the retried PSN and drops every
+ * response past it, so finishing the old answer first would only send the
+ * whole range twice (and, on a slow link, make the next retry come sooner).
+ */
+static void sroce_resp_read_retries(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || sroce_qp_state(qp) == IB_QPS_ERR)
+		return;
+	while ((skb = sroce_resp_next_read_retry(qp))) {
+		sroce_resp_duplicate(qp, skb);
+		sroce_task_consume(skb);
+	}
+}
+
 /**
  * sroce_resp_run - execute the queued requests, within a budget
  * @qp: the QP, from its work item
@@ -797,8 +866,12 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	bool progress = false;
 	int budget = 64;
 
-	/* A READ being answered finishes before later requests run. */
+	/*
+	 * A READ being answered finishes before later requests run, unless
+	 * the requester retried a READ meanwhile.
+	 */
 	if (qp->resp.cur_read) {
+		sroce_resp_read_retries(qp);
 		if (!sroce_resp_read_some(qp))
 			return true;
 		progress = true;

@@ -10,6 +10,7 @@
  * The workqueue has WQ_MEM_RECLAIM because kernel storage consumers
  * (NVMe over Fabrics) may need it to make progress under memory pressure.
  */
+#include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 
@@ -56,9 +57,15 @@ static bool sroce_engine_run(struct sroce_qp *qp)
 	int rounds = SROCE_WORK_ROUNDS;
 
 	lockdep_assert_held(&qp->engine_lock);
-	while (sroce_engine_round(qp))
+	while (sroce_engine_round(qp)) {
 		if (!--rounds)
 			return false;
+		/*
+		 * Rounds can move megabytes on a slow (emulated) CPU; without
+		 * this a non-preemptible kernel sees an RCU stall.
+		 */
+		cond_resched();
+	}
 	return true;
 }
 

@@ -29,6 +29,22 @@
 
 #define SROCE_UVERBS_ABI_VERSION	2
 
+/*
+ * ODP MRs are looked up at each access (odp.c), which works the same for
+ * every operation and transport; implicit MRs cost nothing extra.
+ */
+static void sroce_set_odp_caps(struct ib_odp_caps *caps)
+{
+	u32 all = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		  IB_ODP_SUPPORT_SRQ_RECV;
+
+	caps->general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
+	caps->per_transport_caps.rc_odp_caps = all | IB_ODP_SUPPORT_WRITE |
+		IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC;
+	caps->per_transport_caps.uc_odp_caps = all | IB_ODP_SUPPORT_WRITE;
+	caps->per_transport_caps.ud_odp_caps = all;
+}
+
 void sroce_verbs_init_attr(struct sroce_dev *sdev)
 {
 	struct ib_device_attr *a = &sdev->attr;
@@ -56,7 +72,8 @@ void sroce_verbs_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	/* Lets "rdma link delete" remove the device. */
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	sroce_set_odp_caps(&a->odp_caps);
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
 	a->max_sge_rd = SROCE_MAX_SGE_RD;

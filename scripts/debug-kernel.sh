@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# debug-kernel.sh [build|tree|abi]
+#
+# Build the debug guest kernel: Debian's linux-source-6.1 (the same 6.1
+# stable release as the guest kernel), x86_64_defconfig plus
+# selftests/debug.config (KASAN, lockdep, atomic-sleep checks, kmemleak,
+# debug objects, failslab/fail_function, UBSAN, and what the harness and
+# the suite need), and sroce.ko against it.  Everything lands in
+# .cache/debug/ and is reused while the source package and the fragment
+# are unchanged (a stamp records both); a fresh build takes about 15-25
+# minutes on 2 cores.
+#
+#   build   build if needed; print the guest tree (as .cache/guest/ABI is)
+#   tree    print the guest tree, fail if it is not built
+#   abi     print its kernel release
+#
+# scripts/vm-run.sh boots it when SROCE_GUEST_TREE and SROCE_GUEST_ABI
+# name it (make test-debug does that).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+D=$REPO/.cache/debug
+SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+FRAGMENT=$REPO/selftests/debug.config
+LOCALVERSION=-sroce-debug
+
+die() { echo "debug-kernel: $*" >&2; exit 1; }
+log() { echo "debug-kernel: $*" >&2; }
+
+stamp() {
+	{
+		dpkg-query -W -f='${Version}\n' linux-source-6.1
+		sha256sum "$FRAGMENT" | cut -d' ' -f1
+	} 2>/dev/null
+}
+
+unpack() {
+	[[ -f $SRC_TAR ]] || die "$SRC_TAR missing: apt-get install linux-source-6.1"
+	rm -rf "$D/src"
+	mkdir -p "$D/src"
+	log "unpacking $SRC_TAR"
+	tar -C "$D/src" -xf "$SRC_TAR" --strip-components=1
+}
+
+configure() {
+	mkdir -p "$D/build"
+	make -s -C "$D/src" O="$D/build" x86_64_defconfig >/dev/null
+	(cd "$D/build" && "$D/src/scripts/kconfig/merge_config.sh" -m .config "$FRAGMENT" >/dev/null)
+	make -s -C "$D/src" O="$D/build" LOCALVERSION="$LOCALVERSION" olddefconfig >/dev/null
+	local missing
+	# Every =y/=m line of the fragment must have survived olddefconfig.
+	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' "$FRAGMENT" | while read -r l; do
+		grep -qx "$l" "$D/build/.config" || echo "$l"
+	done)
+	[[ -z $missing ]] || die "options the kernel dropped: $(echo $missing)"
+}
+
+build_kernel() {
+	local jobs kver tree
+	jobs=$(nproc)
+	log "building (-j$jobs); see $D/build.log"
+	make -C "$D/src" O="$D/build" LOCALVERSION="$LOCALVERSION" -j"$jobs" \
+		vmlinux bzImage modules >"$D/build.log" 2>&1 ||
+		{ tail -30 "$D/build.log" >&2; die "kernel build failed"; }
+	kver=$(make -s -C "$D/src" O="$D/build" LOCALVERSION="$LOCALVERSION" kernelrelease)
+	tree=$D/guest/$kver
+	rm -rf "$tree"
+	mkdir -p "$tree/boot"
+	cp "$D/build/vmlinux" "$tree/vmlinux"
+	cp "$D/build/arch/x86/boot/bzImage" "$tree/boot/vmlinuz-$kver"
+	make -s -C "$D/src" O="$D/build" LOCALVERSION="$LOCALVERSION" \
+		INSTALL_MOD_PATH="$tree" INSTALL_MOD_STRIP=1 DEPMOD=/bin/true \
+		modules_install >>"$D/build.log" 2>&1 || die "modules_install failed"
+	rm -f "$tree/lib/modules/$kver/build" "$tree/lib/modules/$kver/source"
+	depmod -b "$tree" "$kver"
+	touch "$tree/.unpacked"
+	echo "$kver" >"$D/abi"
+}
+
+# sroce.ko for the debug kernel, built from a copy of the module sources so
+# that the normal build's objects are left alone.
+build_module() {
+	local kver tree
+	kver=$(cat "$D/abi")
+	tree=$D/guest/$kver
+	rm -rf "$D/mod"
+	mkdir -p "$D/mod"
+	cp -r "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" "$D/mod/"
+	find "$D/mod" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
+	make -s -C "$D/build" M="$D/mod" modules >>"$D/build.log" 2>&1 ||
+		{ tail -30 "$D/build.log" >&2; die "sroce.ko build failed"; }
+	cp "$D/mod/drivers/sroce/sroce.ko" "$D/sroce.ko"
+}
+
+case ${1:-build} in
+build)
+	mkdir -p "$D"
+	if [[ ! -f $D/stamp || $(stamp) != "$(cat "$D/stamp")" || ! -f $D/abi ]]; then
+		rm -f "$D/stamp"
+		[[ -f $D/src/Makefile ]] || unpack
+		configure
+		build_kernel
+		stamp >"$D/stamp"
+	fi
+	build_module
+	echo "$D/guest/$(cat "$D/abi")"
+	;;
+tree)	[[ -f $D/stamp && -f $D/abi ]] || die "not built: scripts/debug-kernel.sh build"
+	echo "$D/guest/$(cat "$D/abi")" ;;
+abi)	cat "$D/abi" ;;
+*)	die "usage: debug-kernel.sh [build|tree|abi]" ;;
+esac

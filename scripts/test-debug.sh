@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test-debug: the guest suite on the debug kernel
+# (scripts/debug-kernel.sh: KASAN, lockdep, atomic-sleep checks, kmemleak,
+# debug objects, UBSAN).  The harness fails a run on any report of theirs
+# (scripts/check-kmsg.sh; kmemleak is scanned after the tests).  Everything
+# is slower under these checkers, so each test gets three times its limit.
+#
+#   scripts/test-debug.sh [TEST...]   (default: the whole suite)
+#
+# The last line is "N passed, N failed, N skipped", as for make test.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+tree=$(scripts/debug-kernel.sh build)
+make -s -C selftests all
+export SROCE_GUEST_TREE=$tree
+export SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
+export SROCE_GUEST_KO=$top/.cache/debug/sroce.ko
+export SROCE_TEST_TIMEOUT=$((3 * ${SROCE_TEST_TIMEOUT:-300}))
+# the whole suite plus the tests that need fault injection
+export SROCE_RUN_LIST=print-tests-debug
+echo "# debug kernel $SROCE_GUEST_ABI ($tree)"
+exec selftests/run.sh "$@"

@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-pair.sh [options] --a 'TEST...' --b 'TEST...'
+#
+# Boot two guests of Debian's kernel (as scripts/vm-run.sh does) joined by
+# one virtual Ethernet link, and run a list of tests in each.  The tests of
+# the two sides run concurrently and coordinate through a shared directory
+# (helpers in selftests/pair_lib.sh).  Exit 0 only if every test in both
+# guests exited 0 and both kernel logs are clean.
+#
+# Options:
+#   --a 'TEST...'  tests for guest A, whitespace-separated paths (required)
+#   --b 'TEST...'  tests for guest B (required); the same script may be
+#                  given to both, it reads SROCE_PAIR_ROLE
+#   --timeout S    wall-clock limit for the whole run (default 900); both
+#                  guests are killed when it expires, a failure
+#   --mem MB       memory per guest (default 1536)
+#   --smp N        CPUs per guest (default 1: two guests share this host)
+#   --out DIR      results directory (default: a temporary one, removed
+#                  after a passing run and kept, with its path printed,
+#                  otherwise)
+#   --ko PATH      module for the guests (default drivers/sroce/sroce.ko)
+#   --append STR   extra kernel command line for both guests
+#   --quiet        do not print the test outputs, only the verdict
+#
+# The link: guest A's NIC is a QEMU socket netdev listening on 127.0.0.1 at
+# a free port chosen per run (retried if another run takes it first), B's
+# connects to it.  Nothing else is on the link, nothing leaves it, and no
+# user-mode networking is used.  In each guest the NIC is eth0:
+#   A: 192.0.2.1/24, 2001:db8:2::1/64, MAC 52:54:00:50:00:0a, host pair-a
+#   B: 192.0.2.2/24, 2001:db8:2::2/64, MAC 52:54:00:50:00:0b, host pair-b
+#
+# Environment in the guests: as vm-run.sh (every SROCE_* variable of the
+# caller, SROCE_TEST_TIMEOUT per test, SROCE_GUEST=1, SROCE_REPO), plus
+#   SROCE_PAIR_ROLE   a or b
+#   SROCE_SELF_IP, SROCE_PEER_IP      192.0.2.1 / 192.0.2.2 (or swapped)
+#   SROCE_SELF_IP6, SROCE_PEER_IP6    2001:db8:2::1 / 2001:db8:2::2
+#   SROCE_PAIR_DIR    /pair, the shared directory (both guests read and
+#                     write it; it starts empty)
+#
+# Results in the out dir:
+#   a/, b/        each guest's results, exactly as vm-run.sh's out dir
+#                 (NAME.out, NAME.rc, dmesg.txt, kmsg.out, status, ...);
+#                 the guest sees its own at /results
+#   pair/         the shared directory, /pair in both guests.  When a
+#                 guest's qemu exits, the host writes pair/ROLE.exited, so
+#                 the peer's waits (pair_lib.sh) fail at once instead of
+#                 running into their timeouts
+#   status        "PASS", or one "FAIL: a|b: reason" line per reason
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+
+TIMEOUT=900 MEM=1536 SMP=1 OUT='' KO='' KO_SET='' QUIET='' APPEND=''
+TESTS_A='' TESTS_B=''
+OUT_IS_TEMP='' PORT=''
+declare -A PID=()	# role -> pid of timeout(1) running its qemu
+declare -A QRC=()	# role -> exit status of that
+
+die() { echo "vm-pair: $*" >&2; exit 2; }
+
+# shellcheck source=scripts/vm-lib.sh
+. "$REPO/scripts/vm-lib.sh"
+
+usage() {
+	sed -n '4,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--a)        TESTS_A=${2?}; shift 2 ;;
+		--b)        TESTS_B=${2?}; shift 2 ;;
+		--timeout)  TIMEOUT=${2:?}; shift 2 ;;
+		--mem)      MEM=${2:?}; shift 2 ;;
+		--smp)      SMP=${2:?}; shift 2 ;;
+		--out)      OUT=${2:?}; shift 2 ;;
+		--ko)       KO=${2:?}; KO_SET=1; shift 2 ;;
+		--append)   APPEND=${2?}; shift 2 ;;
+		--quiet)    QUIET=1; shift ;;
+		-h|--help)  usage ;;
+		*)          die "unknown argument $1" ;;
+		esac
+	done
+	[[ -n ${TESTS_A// } && -n ${TESTS_B// } ]] || usage
+	[[ $TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ && $SMP =~ ^[0-9]+$ ]] ||
+		die "--timeout, --mem and --smp take numbers"
+	[[ $REPO != *[[:space:]]* ]] || die "repo path '$REPO' contains whitespace"
+}
+
+make_out_dirs() {
+	if [[ -z $OUT ]]; then
+		OUT=$(mktemp -d /tmp/vm-pair.XXXXXX)
+		OUT_IS_TEMP=1
+	fi
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd -P)
+	[[ $OUT != *[[:space:]]* ]] || die "out dir '$OUT' contains whitespace"
+	rm -rf "$OUT/pair"
+	rm -f "$OUT/status"
+	mkdir -p "$OUT/a" "$OUT/b" "$OUT/pair"
+	vm_clean_out "$OUT/a"
+	vm_clean_out "$OUT/b"
+}
+
+# write_guest ROLE N PEER_N TESTS: harness files of one guest.
+write_guest() {
+	local role=$1 n=$2 peer=$3 tests=()
+	read -r -a tests <<<"$4"
+	vm_write_tests "$OUT/$role" "${tests[@]}"
+	vm_write_env "$OUT/$role" \
+		"HARNESS_IP4=192.0.2.$n/24" "HARNESS_IP6=2001:db8:2::$n/64" \
+		"HARNESS_HOSTNAME=pair-$role" "HARNESS_PAIR_DIR=/pair" \
+		"SROCE_PAIR_ROLE=$role" "SROCE_PAIR_DIR=/pair" \
+		"SROCE_SELF_IP=192.0.2.$n" "SROCE_PEER_IP=192.0.2.$peer" \
+		"SROCE_SELF_IP6=2001:db8:2::$n" "SROCE_PEER_IP6=2001:db8:2::$peer"
+}
+
+# start_guest ROLE MAC NETDEV: boot one guest in the background.
+start_guest() {
+	local role=$1 mac=$2 netdev=$3 dir=$OUT/$1
+	vm_qemu_cmd "$dir" "$SMP" "$MEM" "$APPEND" \
+		-virtfs "local,path=$OUT/pair,mount_tag=pair,security_model=none,multidevs=remap" \
+		-netdev "$netdev" \
+		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile="
+	timeout -k 10 "$TIMEOUT" "${VM_QEMU[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+	PID[$role]=$!
+}
+
+port_listening() {
+	ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# A random port that nothing listens on now.  Another run may still take
+# it before qemu binds; boot_a then retries with another.
+pick_port() {
+	local p
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		p=$((20000 + RANDOM % 30000))
+		port_listening "$p" || { echo "$p"; return 0; }
+	done
+	die "no free TCP port found"
+}
+
+# Start A listening on a free port; wait until it listens (qemu binds the
+# socket before it starts the guest).  Sets PORT.
+boot_a() {
+	local port try t
+	for try in 1 2 3 4 5; do
+		port=$(pick_port)
+		start_guest a 52:54:00:50:00:0a "socket,id=n0,listen=127.0.0.1:$port"
+		for ((t = 0; t < 100; t++)); do
+			if ! kill -0 "${PID[a]}" 2>/dev/null; then
+				break		# did not bind (taken meanwhile?)
+			fi
+			if port_listening "$port"; then
+				PORT=$port
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "${PID[a]}" 2>/dev/null || true
+		wait "${PID[a]}" 2>/dev/null || true
+		echo "vm-pair: guest A did not listen on port $port (try $try):" \
+			"$(tail -n 2 "$OUT/a/qemu.log" | tr '\n' ' ')" >&2
+	done
+	return 1
+}
+
+kill_guests() {
+	local r
+	for r in "${!PID[@]}"; do
+		kill "${PID[$r]}" 2>/dev/null || true
+	done
+}
+
+cleanup() {
+	kill_guests
+	if [[ -n $OUT_IS_TEMP && -n ${KEEP_OUT:-} ]]; then
+		echo "vm-pair: results kept in $OUT" >&2
+	elif [[ -n $OUT_IS_TEMP ]]; then
+		rm -rf "$OUT"
+	fi
+}
+
+# Wait for both qemus; as each exits, tell the other guest through
+# pair/ROLE.exited.
+wait_guests() {
+	local done_pid rc r left
+	while ((${#QRC[@]} < 2)); do
+		left=()
+		for r in a b; do
+			[[ -n ${QRC[$r]:-} ]] || left+=("${PID[$r]}")
+		done
+		rc=0
+		wait -n -p done_pid "${left[@]}" || rc=$?
+		for r in a b; do
+			if [[ ${PID[$r]} == "$done_pid" ]]; then
+				QRC[$r]=$rc
+				echo "$rc" >"$OUT/pair/$r.exited"
+			fi
+		done
+	done
+}
+
+main() {
+	local start ok=1 r boot
+	parse_args "$@"
+	vm_load_cache
+	vm_install_ko
+	trap cleanup EXIT
+	trap 'kill_guests; echo "vm-pair: interrupted" >&2; exit 130' INT TERM
+	make_out_dirs
+	write_guest a 1 2 "$TESTS_A"
+	write_guest b 2 1 "$TESTS_B"
+	start=$SECONDS
+	if ! boot_a; then
+		QRC[a]=1
+		echo 1 >"$OUT/pair/a.exited"
+		die "could not start guest A"
+	fi
+	start_guest b 52:54:00:50:00:0b "socket,id=n0,connect=127.0.0.1:$PORT"
+	wait_guests
+	for r in a b; do
+		if [[ -z $QUIET ]]; then
+			echo "# ==== guest $r ===="
+			vm_print_outputs "$OUT/$r"
+		fi
+	done
+	for r in a b; do
+		boot=$(vm_boot_time "$OUT/$r")
+		echo "vm-pair: guest $r: qemu exit ${QRC[$r]}${boot:+, ready at uptime ${boot}s}"
+		vm_verdict "$OUT/$r" "${QRC[$r]}" "$TIMEOUT" "vm-pair $r: " || ok=''
+	done
+	echo "vm-pair: VMs ran $((SECONDS - start))s on port $PORT${KO:+, module $KO}"
+	if [[ -n $ok ]]; then
+		echo PASS >"$OUT/status"
+		echo "vm-pair: PASS"
+		return 0
+	fi
+	for r in a b; do
+		sed -n "s/^FAIL: /FAIL: $r: /p" "$OUT/$r/status"
+	done >"$OUT/status"
+	KEEP_OUT=1
+	return 1
+}
+
+main "$@"
