@@ -3,11 +3,14 @@
 #
 # Helpers for the tests of kernel RDMA consumers on sroce0 (NVMe-oF,
 # NFS/RDMA). Source selftests/lib.sh and sroce_lib.sh first. Sets WORK (a
-# scratch directory) and T_START.
+# scratch directory) and T_START. KC_DEV and KC_MOD name the RDMA device
+# and its module (sroce0 and sroce unless a two-guest test runs rdma_rxe).
 
 WORK=$(mktemp -d)
 T_START=$EPOCHREALTIME
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
+KC_DEV=${KC_DEV:-sroce0}
+KC_MOD=${KC_MOD:-sroce}
 
 # Milliseconds since $1 (an $EPOCHREALTIME value).
 ms_since() {
@@ -19,33 +22,33 @@ ms_since() {
 # A CQ with no user left may only be one of ib_core's shared CQ pool, which
 # stays until the device goes.
 busy_cqs() {
-	rdma resource show cq dev sroce0 | grep -v ' users 0 ' |
+	rdma resource show cq dev "$KC_DEV" | grep -v ' users 0 ' |
 		sed 's/cqn [0-9]* //; s/cqe [0-9]* //'
 }
 
 step_res_back() {
 	local now cq ok=0
-	now=$(sroce_res_counts sroce0)
+	now=$(sroce_res_counts "$KC_DEV")
 	echo "before: $RES_BEFORE"
 	echo "after:  $now"
-	rdma resource show cq dev sroce0
+	rdma resource show cq dev "$KC_DEV"
 	[ "$(sed 's/cq [0-9]* //' <<<"$now")" = "$(sed 's/cq [0-9]* //' <<<"$RES_BEFORE")" ] || ok=1
 	[ "$(busy_cqs)" = "$BUSY_CQS_BEFORE" ] || { echo "CQs in use differ"; ok=1; }
 	while read -r cq; do
 		[[ -z $cq || $cq == *"comm [ib_core]"* ]] && continue
 		echo "idle CQ not from ib_core's pool: $cq"
 		ok=1
-	done <<<"$(rdma resource show cq dev sroce0 | grep ' users 0 ')"
+	done <<<"$(rdma resource show cq dev "$KC_DEV" | grep ' users 0 ')"
 	return $ok
 }
 
 step_link_delete_clean() {
 	kmsg_mark
-	timeout -k 5 60 rdma link delete sroce0 || return 1
+	timeout -k 5 60 rdma link delete "$KC_DEV" || return 1
 	if kmsg_since_mark | grep 'live objects'; then
 		return 1
 	fi
-	sroce_dev_gone sroce0
+	sroce_dev_gone "$KC_DEV"
 }
 
 step_kmsg_clean() {
@@ -65,12 +68,17 @@ timed() {
 kconsumer_begin() {
 	sroce_reset
 	sroce_load
+	rdma link add sroce0 type sroce netdev eth0
+	wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+	kconsumer_baseline
+}
+
+# What $KC_DEV holds now, to compare with at the end; start of the log.
+kconsumer_baseline() {
 	echo 45 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 	kmsg_mark
 	RUN_MARK=$SROCE_KMSG_MARK
-	rdma link add sroce0 type sroce netdev eth0
-	wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
-	RES_BEFORE=$(sroce_res_counts sroce0)
+	RES_BEFORE=$(sroce_res_counts "$KC_DEV")
 	BUSY_CQS_BEFORE=$(busy_cqs)
 }
 
@@ -78,9 +86,9 @@ kconsumer_begin() {
 # consumer is gone: everything else goes away cleanly too.
 KCONSUMER_END_RESULTS=4
 kconsumer_end() {
-	timed "sroce0 holds only what it held before the test" step_res_back
-	timed "rdma link delete: no live sroce objects left" step_link_delete_clean
-	timed "sroce unloads" rmmod sroce
+	timed "$KC_DEV holds only what it held before the test" step_res_back
+	timed "rdma link delete: no live $KC_MOD objects left" step_link_delete_clean
+	timed "$KC_MOD unloads" rmmod "$KC_MOD"
 	timed "kernel log clean during the test" step_kmsg_clean
 	echo "# total $(($(ms_since "$T_START") / 1000)) s"
 	rm -rf "$WORK"

@@ -27,33 +27,6 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
 KEPT='^(rand_4k_qd64|seq_4k-1m_qd8|rand_128k_qd16)$'
 KEPT_JOBS=3
 
-# Background fio that keeps the device busy (time based, no verification),
-# on the scratch region above the kept ones.
-busy_fio_start() {
-	local dev
-	dev=$(host_bdev) || return 1
-	fio --name=busy --filename="$dev" --direct=1 --ioengine=libaio \
-		--rw=randrw --bs=16k --iodepth=16 --offset=$((96 * SCALE))m \
-		--size=$((16 * SCALE))m --time_based --runtime=90 \
-		>"$WORK/busy.log" 2>&1 &
-	BUSY_PID=$!
-	wait_io_progress 50
-}
-
-# Wait up to $1 s for background fio $2 to end; kill it if it does not.
-fio_reap() {
-	local t=$(($1 * 5)) pid=$2
-	while kill -0 "$pid" 2>/dev/null && ((t-- > 0)); do sleep 0.2; done
-	if kill -0 "$pid" 2>/dev/null; then
-		echo "fio (pid $pid) still running after $1 s"
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		return 1
-	fi
-	wait "$pid"
-	FIO_RC=$?
-	return 0
-}
 
 step_disconnect_under_io() {
 	busy_fio_start || return 1
@@ -62,18 +35,6 @@ step_disconnect_under_io() {
 	fio_reap 60 "$BUSY_PID" || return 1
 	echo "fio ended with exit $FIO_RC after the disconnect (errors expected)"
 	host_connect
-}
-
-# Verified fio in the background, rate-limited so that it spans the outage.
-verified_bg_start() {
-	local dev tag=$1
-	dev=$(host_bdev) || return 1
-	printf '[%s]\nfilename=%s\ndirect=1\nioengine=libaio\nverify=crc32c\nverify_fatal=1\nrw=randwrite\nbs=32k\niodepth=8\noffset=%dm\nsize=%dm\nrate=2m\n' \
-		"$tag" "$dev" $((112 * SCALE)) $((12 * SCALE)) >"$WORK/$tag.fio"
-	timeout -k 5 240 fio --output-format=json --output="$WORK/$tag.json" \
-		"$WORK/$tag.fio" >"$WORK/$tag.log" 2>&1 &
-	BG_PID=$!
-	wait_io_progress 50
 }
 
 step_port_readd_under_io() {
@@ -119,7 +80,6 @@ step_link_readd() {
 		wait_for "target listening again" 30 target_listening &&
 		host_connect
 }
-
 
 kconsumer_begin
 ktap_plan $((KEPT_JOBS * 2 + 6 + NVMEOF_END_RESULTS))
