@@ -18,12 +18,15 @@
 #	pair_combination ...    one client/server tool run across the guests
 #	                        (see there), reported as one TAP line by A
 #
-# Keys and barrier names must be unique within a boot (add a counter when
-# looping).  A wait fails at once when the peer's qemu has exited
+# Keys and barrier names must be unique within a test (add a counter when
+# looping); they live in a namespace per test, PAIR_NS (default: the
+# test's file name, so both sides of a pair test must share it), since
+# the shared directory lives as long as the boot.  A wait fails at once when the peer's qemu has exited
 # (SROCE_PAIR_DIR/ROLE.exited, written by the host), and otherwise after
 # SECS (default 120) as a guard against a hung peer.
 
 PAIR_DIR=${SROCE_PAIR_DIR:-/pair}
+PAIR_NS=${PAIR_NS:-${0##*/}}
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-90}	# one tool run, s
 PAIR_SEQ=0		# combination number, for unique rendezvous keys
 PAIR_PORT=19000		# TCP or rdma_cm port, one per combination
@@ -36,14 +39,21 @@ pair_peer_role() {
 }
 PAIR_PEER=$(pair_peer_role)
 
+# pair_file ROLE KEY: where ROLE's value of KEY lives.
+pair_file() {
+	echo "$PAIR_DIR/$1.$PAIR_NS.$2"
+}
+
 # Write via a temporary name and rename, so the peer never reads half.
 pair_put() {
-	printf '%s\n' "$2" >"$PAIR_DIR/.$PAIR_ROLE.$1.tmp" &&
-		mv -f "$PAIR_DIR/.$PAIR_ROLE.$1.tmp" "$PAIR_DIR/$PAIR_ROLE.$1"
+	local f
+	f=$(pair_file "$PAIR_ROLE" "$1")
+	printf '%s\n' "$2" >"$f.tmp" && mv -f "$f.tmp" "$f"
 }
 
 pair_get() {
-	local key=$1 secs=${2:-120} f=$PAIR_DIR/$PAIR_PEER.$1 n v
+	local key=$1 secs=${2:-120} f n v
+	f=$(pair_file "$PAIR_PEER" "$1")
 	for ((n = secs * 10; n > 0; n--)); do
 		if [ -e "$f" ]; then
 			IFS= read -r v <"$f"
@@ -122,7 +132,7 @@ pair_cm_listening() {
 pair_reap() {
 	local pid=$1 secs=$2 key=$3 grace=-1
 	while kill -0 "$pid" 2>/dev/null; do
-		if ((grace < 0)) && { [ -e "$PAIR_DIR/$PAIR_PEER.$key" ] ||
+		if ((grace < 0)) && { [ -e "$(pair_file "$PAIR_PEER" "$key")" ] ||
 				       [ -e "$PAIR_DIR/$PAIR_PEER.exited" ]; }; then
 			grace=$((secs * 5))
 		fi
@@ -203,7 +213,7 @@ pair_err_counters() {
 }
 
 # pair_run_side KEY TOOL SERVER_ROLE FAM MTU PORT: our half of one combination.
-# Leaves our verdict in $PAIR_DIR/ROLE.KEY.log and publishes KEY.rc.
+# Leaves our verdict in pair_file ROLE KEY.log and publishes KEY.rc.
 pair_run_side() {
 	local key=$1 tool=$2 srv=$3 fam=$4 mtu=$5 port=$6 side log rc=0 why=() pid out
 	local t0=$EPOCHREALTIME
@@ -248,7 +258,7 @@ pair_run_side() {
 			sed "s/^/$PAIR_ROLE $side: /" "$log" | cut -c1-200 | tail -n 40
 			echo "$PAIR_ROLE counters changed: $(pair_counters_delta)"
 		fi
-	} >"$PAIR_DIR/$PAIR_ROLE.$key.log"
+	} >"$(pair_file "$PAIR_ROLE" "$key.log")"
 	rm -f "$log" "$log.cmd"
 	pair_put "$key.rc" ${#why[@]}
 }
@@ -285,7 +295,7 @@ pair_counters_delta() {
 # when the run may take longer than PAIR_LIMIT seconds) and
 # check_output TOOL SIDE LOG (non-zero, with a reason, when the output of
 # a run that exited 0 does not show the work done).  Each side's timing
-# and evidence go to $PAIR_DIR/ROLE.cN.log.  STEP_LOST is set when the
+# and evidence go to pair_file ROLE cN.log.  STEP_LOST is set when the
 # peer never reached the combination.
 pair_combination() {
 	local name=$1 srv=$2 tool=$3 fam=$4 mtu=$5 key peer_rc
@@ -300,9 +310,9 @@ pair_combination() {
 	[ "$PAIR_ROLE" = a ] || return 0
 	peer_rc=$(pair_get "$key.rc" $((${CMD_LIMIT:-$PAIR_LIMIT} + 60))) || peer_rc="no result"
 	local mine
-	mine=$(cat "$PAIR_DIR/a.$key.log")
+	mine=$(cat "$(pair_file a "$key.log")")
 	local theirs
-	theirs=$(cat "$PAIR_DIR/b.$key.log" 2>/dev/null)
+	theirs=$(cat "$(pair_file b "$key.log")" 2>/dev/null)
 	if grep -q FAILED <<<"$mine" || [ "$peer_rc" != 0 ]; then
 		ktap_fail "$name" "$(printf '%s\n%s\n' "$mine" "$theirs")"
 	else
