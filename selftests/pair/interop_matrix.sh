@@ -14,9 +14,10 @@
 # named "CLIENT-client_SERVER-server TOOL ipvF mtuM": it passes when both
 # sides exited 0 and each side's output shows the work was done (perftest:
 # the expected result rows; pingpong: "iters in", no "invalid data").
-# Both guests print, per driver combination, whether the device came up and
-# whether its error counters stayed at zero (pair_lib.sh's list), and
-# whether the kernel log showed rdma_rxe's "bad ICRC"/sroce complaints.
+# Both guests print, per driver combination, whether the device came up,
+# whether its error counters stayed at zero (pair_lib.sh's list), whether
+# the kernel log showed rdma_rxe's "bad ICRC"/sroce complaints, and whether
+# their device accepted every packet the peer's device sent.
 #
 # Environment:
 #   SROCE_PAIR_ONLY     regex over the combination names: run only these
@@ -187,7 +188,39 @@ phase_checks() {
 	else
 		ktap_fail "$phase: guest $PAIR_ROLE kernel log has no complaint about the peer's packets" "$bad"
 	fi
+	accepted_check "$phase"
 	rdma statistic show link "$PAIR_DEV/1" | sed 's/^/# /'
+}
+
+# Value of counter $1 of our device.
+dev_counter() {
+	rdma statistic show link "$PAIR_DEV/1" 2>/dev/null |
+		awk -v c="$1" '{ for (i = 3; i < NF; i += 2) if ($i == c) print $(i + 1) }'
+}
+
+# Packets the root qdisc of eth0 dropped so far.
+qdisc_drops() {
+	tc -s qdisc show dev eth0 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
+}
+
+# Every packet the peer's device sent was accepted by ours: both devices
+# were created for this driver pair, so their counters cover exactly its
+# traffic.  rcvd_pkts counts a packet only once it passed the length,
+# header and ICRC checks (rdma_rxe and sroce alike), so for rdma_rxe this is
+# the "no malformed packet from sroce" check its counters cannot give
+# directly.  A mismatch shows the peer's qdisc drops: a sender that
+# overruns its own qdisc loses packets before they reach the link.
+accepted_check() {
+	local phase=$1 sent drops rcvd desc
+	pair_put "$phase.sent" "$(dev_counter sent_pkts) $(($(qdisc_drops) - QDISC_DROPS0))"
+	read -r sent drops <<<"$(pair_get "$phase.sent" 120)"
+	rcvd=$(dev_counter rcvd_pkts)
+	desc="$phase: guest $PAIR_ROLE $PAIR_DEV accepted every packet the peer sent"
+	if [ -n "$sent" ] && [ "$rcvd" = "$sent" ]; then
+		ktap_ok "$desc ($sent)"
+	else
+		ktap_fail "$desc" "peer sent_pkts ${sent:-?}, our rcvd_pkts $rcvd; the peer's qdisc dropped ${drops:-?} packets in this phase"
+	fi
 }
 
 set_mtu() {
@@ -218,14 +251,15 @@ count_for() {
 	echo $n
 }
 
-# Plan: per driver pair that has combinations, 3 results on each guest
-# (device up, error counters, kernel log), plus A's one per combination.
+# Plan: per driver pair that has combinations, 4 results on each guest
+# (device up, error counters, kernel log, packets accepted), plus A's one
+# per combination.
 plan=0 phases=()
 for dp in $DRIVERS; do
 	n=$(count_for "$dp")
 	((n > 0)) || continue
 	phases+=("$dp")
-	plan=$((plan + 3))
+	plan=$((plan + 4))
 	[ "$PAIR_ROLE" = a ] && plan=$((plan + n))
 done
 ktap_plan $plan
@@ -237,6 +271,7 @@ for dp in "${phases[@]}"; do
 	[ "$PAIR_ROLE" = a ] && drv=$da || drv=$db
 	pair_barrier "$dp.unload" 300
 	kmsg_mark
+	QDISC_DROPS0=$(qdisc_drops)
 	ktap_check "$dp: guest $PAIR_ROLE runs $drv" pair_use "$drv"
 	cap=
 	if [ -n "${SROCE_PAIR_CAPTURE:-}" ]; then
