@@ -3,8 +3,11 @@
 #
 # make test, after set-up and build: the host-side checks (make check, the
 # user-space unit tests of the pure wire code), then every guest test in one
-# guest boot. selftests/run.sh folds the host results into its totals and
-# prints the closing "N passed, N failed, N skipped" line.
+# guest boot, then the two-guest interop suite (selftests/pair/run.sh:
+# rdma_rxe <-> sroce across two guests). selftests/run.sh folds the host
+# and the pair results into its totals and prints the closing
+# "N passed, N failed, N skipped" line.  SROCE_SKIP_PAIR=1 leaves the pair
+# suite out (for a quick local run; CI never sets it).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,4 +48,6 @@ host_check "selftest programs build" make -s -C selftests all
 # make check rebuilt the module with W=1: rebuild it plainly for the guest.
 make -s module >/dev/null
 
-SROCE_RUN_EXTRA_RESULTS=$host_results selftests/run.sh
+pair=selftests/pair/run.sh
+[ -z "${SROCE_SKIP_PAIR:-}" ] || pair=
+SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER=$pair selftests/run.sh

@@ -15,13 +15,22 @@
 #	                        sets PAIR_DEV (rxe0 or sroce0)
 #	pair_gid FAMILY [IP]    4|6: sysfs-notation GID of an IP (default ours)
 #	pair_gid_index FAMILY   GID table index of our RoCEv2 GID of FAMILY
+#	pair_combination ...    one client/server tool run across the guests
+#	                        (see there), reported as one TAP line by A
 #
-# Keys and barrier names must be unique within a boot (add a counter when
-# looping).  A wait fails at once when the peer's qemu has exited
+# Keys and barrier names must be unique within a test (add a counter when
+# looping); they live in a namespace per test, PAIR_NS (default: the
+# test's file name, so both sides of a pair test must share it), since
+# the shared directory lives as long as the boot.  A wait fails at once when the peer's qemu has exited
 # (SROCE_PAIR_DIR/ROLE.exited, written by the host), and otherwise after
 # SECS (default 120) as a guard against a hung peer.
 
 PAIR_DIR=${SROCE_PAIR_DIR:-/pair}
+PAIR_NS=${PAIR_NS:-${0##*/}}
+PAIR_LIMIT=${SROCE_PAIR_LIMIT:-90}	# one tool run, s
+PAIR_SEQ=0		# combination number, for unique rendezvous keys
+PAIR_PORT=19000		# TCP or rdma_cm port, one per combination
+STEP_LOST=
 PAIR_ROLE=${SROCE_PAIR_ROLE:-}
 PAIR_DEV=
 
@@ -30,14 +39,21 @@ pair_peer_role() {
 }
 PAIR_PEER=$(pair_peer_role)
 
+# pair_file ROLE KEY: where ROLE's value of KEY lives.
+pair_file() {
+	echo "$PAIR_DIR/$1.$PAIR_NS.$2"
+}
+
 # Write via a temporary name and rename, so the peer never reads half.
 pair_put() {
-	printf '%s\n' "$2" >"$PAIR_DIR/.$PAIR_ROLE.$1.tmp" &&
-		mv -f "$PAIR_DIR/.$PAIR_ROLE.$1.tmp" "$PAIR_DIR/$PAIR_ROLE.$1"
+	local f
+	f=$(pair_file "$PAIR_ROLE" "$1")
+	printf '%s\n' "$2" >"$f.tmp" && mv -f "$f.tmp" "$f"
 }
 
 pair_get() {
-	local key=$1 secs=${2:-120} f=$PAIR_DIR/$PAIR_PEER.$1 n v
+	local key=$1 secs=${2:-120} f n v
+	f=$(pair_file "$PAIR_PEER" "$1")
 	for ((n = secs * 10; n > 0; n--)); do
 		if [ -e "$f" ]; then
 			IFS= read -r v <"$f"
@@ -104,4 +120,203 @@ pair_use() {
 	*)     echo "# pair_use: unknown driver $drv" >&2; return 1 ;;
 	esac || return 1
 	wait_for "$PAIR_DEV GIDs" 20 pair_gids_ready
+}
+
+# Is an rdma_cm ID listening on port $1 (rping, perftest -R)?
+pair_cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*:$1( |$)" | grep -q .
+}
+
+# pair_reap PID SECS: wait for PID; after the peer's "done" for KEY (or its
+# exit) give it SECS more, then kill it.  Sets PAIR_REAP_RC (or "killed").
+pair_reap() {
+	local pid=$1 secs=$2 key=$3 grace=-1
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((grace < 0)) && { [ -e "$(pair_file "$PAIR_PEER" "$key")" ] ||
+				       [ -e "$PAIR_DIR/$PAIR_PEER.exited" ]; }; then
+			grace=$((secs * 5))
+		fi
+		if ((grace == 0)); then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			PAIR_REAP_RC=killed
+			return
+		fi
+		((grace > 0)) && ((grace--))
+		sleep 0.2
+	done
+	wait "$pid"
+	PAIR_REAP_RC=$?
+}
+
+# The lines `rping -v` prints for COUNT pings of SIZE bytes, each prefixed
+# with $3: rping's client fills its buffer with "rdma-ping-N: " and then
+# the letters 'A'..'z' (65..122) round and round, starting one letter
+# further on each ping, and ends it with a NUL at SIZE-1.  (The same
+# expectation as selftests/sroce_rdmacm.sh's.)
+pair_rping_expected() {
+	awk -v n="$1" -v size="$2" -v lead="$3" 'BEGIN {
+		for (c = 65; c <= 122; c++)
+			cyc = cyc sprintf("%c", c)
+		rep = cyc
+		while (length(rep) < size + 58)
+			rep = rep rep
+		start = 65
+		for (p = 0; p < n; p++) {
+			s = sprintf("rdma-ping-%d: ", p)
+			if (length(s) >= size - 1)
+				s = substr(s, 1, size - 1)
+			else
+				s = s substr(rep, start - 65 + 1, size - 1 - length(s))
+			print lead s
+			if (++start > 122)
+				start = 65
+		}
+	}'
+}
+
+# pair_rping_check FILE LEAD SIZE COUNT: the ping lines of FILE that start
+# with LEAD are exactly what rping's pattern predicts.
+pair_rping_check() {
+	local file=$1 lead=$2 size=$3 count=$4 got
+	got=$(grep -c "^$lead" "$file")
+	if [ "$got" != "$count" ]; then
+		echo "$got lines start with '$lead', expected $count"
+		return 1
+	fi
+	pair_rping_expected "$count" "$size" "$lead" >"$file.want"
+	grep "^$lead" "$file" >"$file.got"
+	if ! cmp -s "$file.got" "$file.want"; then
+		echo "'$lead' lines differ from rping's pattern:" \
+		     "$(cmp "$file.got" "$file.want" 2>&1 | sed 's/^[^ ]* [^ ]* //')"
+		rm -f "$file.got" "$file.want"
+		return 1
+	fi
+	rm -f "$file.got" "$file.want"
+}
+
+# Counters that must stay at zero whatever the timing: sroce's drops of
+# malformed packets (bad length, opcode, ICRC, header, P_Key/Q_Key) and, on
+# both drivers, retries exhausted and send errors.  rdma_rxe has no counter
+# for a malformed packet (it drops it, logging "bad ICRC" at most): the
+# tests check its kernel log instead.  Sequence errors, NAKs, duplicates
+# and retries are left out: under emulation the receiving guest drops
+# packets when a burst overruns it (an 8 MiB message is 8192 packets), and
+# those counters then move for good reasons.
+PAIR_ERR_COUNTERS='retry_exceeded_err|retry_rnr_exceeded_err|send_err|link_downed|drop_length|drop_opcode|drop_icrc|drop_header|drop_pkey_qkey'
+
+# "name value" pairs of our device's error counters.
+pair_err_counters() {
+	rdma statistic show link "$PAIR_DEV/1" 2>/dev/null |
+		awk -v re="^($PAIR_ERR_COUNTERS)\$" '{
+			for (i = 3; i < NF; i += 2) if ($i ~ re) print $i, $(i + 1) }'
+}
+
+# pair_run_side KEY TOOL SERVER_ROLE FAM MTU PORT: our half of one combination.
+# Leaves our verdict in pair_file ROLE KEY.log and publishes KEY.rc.
+pair_run_side() {
+	local key=$1 tool=$2 srv=$3 fam=$4 mtu=$5 port=$6 side log rc=0 why=() pid out
+	local t0=$EPOCHREALTIME
+	[ "$PAIR_ROLE" = "$srv" ] && side=server || side=client
+	log=$(mktemp)
+	CMD_LIMIT=
+	tool_cmd "$tool" "$side" "$fam" "$mtu" "$port"
+	local limit=${CMD_LIMIT:-$PAIR_LIMIT}
+	pair_counters_mark
+	echo "\$ ${CMD[*]}" >"$log.cmd"
+	if [ $side = server ]; then
+		# stdbuf: a server killed by timeout still shows its lines
+		timeout -k 5 "$limit" stdbuf -oL "${CMD[@]}" >"$log" 2>&1 &
+		pid=$!
+		if wait_for "$key server" 30 pair_server_ready "$pid" "$port" "$READY" &&
+		   kill -0 "$pid" 2>/dev/null; then
+			pair_put "$key.ready" ok
+		else
+			pair_put "$key.ready" fail
+			why+=("server did not start listening")
+		fi
+		pair_reap "$pid" 20 "$key.cdone"
+		rc=$PAIR_REAP_RC
+	else
+		if [ "$(pair_get "$key.ready" $((limit + 40)))" = ok ]; then
+			timeout -k 5 "$limit" stdbuf -oL "${CMD[@]}" >"$log" 2>&1
+			rc=$?
+		else
+			rc="not run (server not ready)"
+		fi
+		pair_put "$key.cdone" 1
+	fi
+	[ "$rc" = 0 ] || why+=("$side exit $rc")
+	if [ "$rc" = 0 ]; then
+		out=$(check_output "$tool" "$side" "$log") || why+=("$out")
+	fi
+	{
+		echo "$PAIR_ROLE ($PAIR_DEV, $side): $(( ($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$t0")) / 1000 )) ms"
+		if [ ${#why[@]} != 0 ]; then
+			echo "$PAIR_ROLE FAILED: $(printf '%s; ' "${why[@]}")"
+			cat "$log.cmd"
+			sed "s/^/$PAIR_ROLE $side: /" "$log" | cut -c1-200 | tail -n 40
+			echo "$PAIR_ROLE counters changed: $(pair_counters_delta)"
+		fi
+	} >"$(pair_file "$PAIR_ROLE" "$key.log")"
+	rm -f "$log" "$log.cmd"
+	pair_put "$key.rc" ${#why[@]}
+}
+
+pair_server_ready() {
+	kill -0 "$1" 2>/dev/null || return 0
+	if [ "$3" = cm ]; then pair_cm_listening "$2"; else sroce_port_listening "$2"; fi
+}
+
+# counters_mark/counters_delta of sroce_lib.sh, for whichever device.
+pair_counters_mark() {
+	COUNTERS_BEFORE=$(rdma statistic show link "$PAIR_DEV/1" 2>/dev/null)
+}
+
+pair_counters_delta() {
+	rdma statistic show link "$PAIR_DEV/1" 2>/dev/null |
+		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
+			n = split(before, b, " ")
+			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
+		}
+		{
+			for (i = 3; i < NF; i += 2)
+				if ($(i + 1) != old[$i])
+					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
+			print out == "" ? "(no change)" : out
+		}'
+}
+
+# pair_combination NAME SERVER_ROLE TOOL FAM MTU: one client/server run
+# between the guests, called by both in the same order; guest A prints its
+# TAP result NAME, failing with both sides' evidence when either side
+# failed.  The test defines tool_cmd TOOL SIDE FAM MTU PORT (sets the array
+# CMD, READY=tcp|cm: how to see the server listen on PORT, and CMD_LIMIT
+# when the run may take longer than PAIR_LIMIT seconds) and
+# check_output TOOL SIDE LOG (non-zero, with a reason, when the output of
+# a run that exited 0 does not show the work done).  Each side's timing
+# and evidence go to pair_file ROLE cN.log.  STEP_LOST is set when the
+# peer never reached the combination.
+pair_combination() {
+	local name=$1 srv=$2 tool=$3 fam=$4 mtu=$5 key peer_rc
+	PAIR_SEQ=$((PAIR_SEQ + 1)) PAIR_PORT=$((PAIR_PORT + 1))
+	key=c$PAIR_SEQ
+	if ! pair_barrier "$key.go" 300; then
+		STEP_LOST=1
+		[ "$PAIR_ROLE" = a ] && ktap_fail "$name" "peer did not reach it"
+		return
+	fi
+	pair_run_side "$key" "$tool" "$srv" "$fam" "$mtu" "$PAIR_PORT"
+	[ "$PAIR_ROLE" = a ] || return 0
+	peer_rc=$(pair_get "$key.rc" $((${CMD_LIMIT:-$PAIR_LIMIT} + 60))) || peer_rc="no result"
+	local mine
+	mine=$(cat "$(pair_file a "$key.log")")
+	local theirs
+	theirs=$(cat "$(pair_file b "$key.log")" 2>/dev/null)
+	if grep -q FAILED <<<"$mine" || [ "$peer_rc" != 0 ]; then
+		ktap_fail "$name" "$(printf '%s\n%s\n' "$mine" "$theirs")"
+	else
+		ktap_ok "$name"
+		echo "# $name: $(head -n 1 <<<"$mine"); $(head -n 1 <<<"$theirs")"
+	fi
 }

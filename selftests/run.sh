@@ -29,6 +29,10 @@
 #                            print-tests-debug)
 #   SROCE_RUN_EXTRA_RESULTS  file of host-side TAP lines (ok/not ok ...) to
 #                            count as well, e.g. from `make check`
+#   SROCE_RUN_AFTER          a command run after the guest suite whose
+#                            top-level TAP lines are counted too, e.g. the
+#                            two-guest suite selftests/pair/run.sh (its
+#                            exit status counts like a test's)
 #   SROCE_*                  all passed on to the tests in the guest
 set -euo pipefail
 
@@ -156,6 +160,18 @@ tally_extra() {
 	rm -f "$tmp"
 }
 
+# SROCE_RUN_AFTER: run it, show its output, count its top-level results.
+tally_after() {
+	local cmd=$1 log tmp rc=0
+	echo "# ---- after: $cmd ----"
+	log=$(mktemp) tmp=$(mktemp)
+	(cd "$REPO" && bash -c "$cmd") >"$log" 2>&1 || rc=$?
+	cat "$log"
+	grep -E '^(not )?ok([[:space:]]|$)' "$log" >"$tmp" || true
+	tally_test "${cmd%% *}" "$tmp" "$rc"
+	rm -f "$log" "$tmp"
+}
+
 cleanup() {
 	[[ -n $OUT_IS_TEMP && -n $OUT ]] && rm -rf "$OUT"
 	return 0
@@ -218,6 +234,7 @@ main() {
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm-run.sh" 0 1 0 "$vm_rc")")
 	fi
 	[[ -z ${SROCE_RUN_EXTRA_RESULTS:-} ]] || tally_extra "$SROCE_RUN_EXTRA_RESULTS"
+	[[ -z ${SROCE_RUN_AFTER:-} ]] || tally_after "$SROCE_RUN_AFTER"
 
 	echo "# ---- summary ----"
 	printf '# %-32s %5s %5s %5s  %s\n' test pass fail skip exit

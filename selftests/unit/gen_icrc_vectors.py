@@ -14,13 +14,15 @@ project's reference notes), not by calling any sroce code:
   3. prefixed with 8 bytes of 0xff (the masked IB LRH that RoCEv2 omits);
   4. ICRC = zlib.crc32() of all that, sent least significant byte first.
 
-Two vectors anchor this script to third parties; it checks that it
-reproduces both ICRCs before writing anything:
+Vectors from third parties anchor this script; it checks that it
+reproduces their ICRCs before writing anything:
   - a RoCEv2 CNP captured on a Mellanox ConnectX-4 Lx, published as a hex
     dump in Scapy's test suite (test/contrib/roce.uts, "RoCE CNP captured
     on ConnectX-4 Lx"): a real NIC's ICRC;
   - the UC SEND ONLY packet of the same file's "RoCE layer" test, whose
-    ICRC Scapy's own implementation gives as 0x78f353f3.
+    ICRC Scapy's own implementation gives as 0x78f353f3;
+  - packets Linux's rdma_rxe sent in a guest (RXE_CAPTURES, with a note
+    on how they were captured).
 
 Usage: gen_icrc_vectors.py [OUTPUT]   (default: icrc_vectors.h next to it)
 The output is checked in; building the tests does not need Python.
@@ -152,6 +154,63 @@ CX4_CNP = bytes.fromhex(
     '82fd002a')
 
 
+# Packets rdma_rxe sent, captured in a guest: Debian's 6.1 kernel
+# (6.1.0-57-amd64), rdma_rxe on both guests of scripts/vm-pair.sh, with
+#   SROCE_PAIR_FULL=1 SROCE_PAIR_CAPTURE=1 SROCE_PAIR_DRIVERS=rxe-rxe \
+#   SROCE_PAIR_ONLY='rxe-client_rxe-server (rc_pingpong|read_bw|atomic_bw|
+#     send_lat_rdmacm) ipv(4 mtu1500|6 mtu9000)' scripts/vm-pair.sh ...
+#     --a selftests/pair/interop_matrix.sh --b selftests/pair/interop_matrix.sh
+# (tcpdump on eth0 of guest A) and picked with pcap_pick.py: from the IP
+# header to the ICRC, Ethernet header dropped.  Their ICRC is rdma_rxe's
+# own; self_check() makes sure this script computes the same, and the unit
+# test then checks sroce's ICRC code on them.
+RXE_CAPTURES = [
+    ('v4_rxe_read_req',
+     'IPv4 RC RDMA READ REQUEST + RETH from rdma_rxe',
+     '4500003c6870400040114e3dc0000201c0000202c14412b7002800000c00ffff'
+     '00000012807f4dcf000055fc584170000000033b0001000071f0481a'),
+    ('v4_rxe_ack',
+     'IPv4 RC ACKNOWLEDGE + AETH from rdma_rxe',
+     '450000305599400040116120c0000202c0000201c12112b7001c00001100ffff'
+     '0000001100600cd31f000001cd24e4d6'),
+    ('v4_rxe_fetch_add',
+     'IPv4 RC FETCH ADD + AtomicETH from rdma_rxe',
+     '450000487651400040114050c0000201c0000202c16912b7003400001400ffff'
+     '00000013806e34ac00005612855940000000040a000000000000000100000000'
+     '000000006a600124'),
+    ('v4_rxe_atomic_ack',
+     'IPv4 RC ATOMIC ACKNOWLEDGE + AtomicAckETH from rdma_rxe',
+     '45000038603440004011567dc0000202c0000201c16912b7002400001200ffff'
+     '00000013006e34ac1f0000010206307ae8bb71fe58fc388e'),
+    ('v4_rxe_send_only',
+     'IPv4 RC SEND ONLY, 8-byte payload, from rdma_rxe',
+     '4500003c79ed400040113cc0c0000201c0000202cb9f12b7002800000400ffff'
+     '0000001480709044362e3036000000000000000000000000d7f30935'),
+    ('v4_rxe_ud_cm_mad',
+     'IPv4 UD SEND ONLY + DETH to QP1 (CM MAD) from rdma_rxe',
+     '4500013479da400040113bdbc0000201c0000202d87212b7012000006400ffff'
+     '000000018000000080010000000000010107020300000000000000024fa76cb9'
+     '0010000000000000b96ca74f000000000000000001064a3c505400fffe50000a'
+     '00000000000000000000140000000000000000a0846aeea7ffff37f0ffffffff'
+     '00000000000000000000ffffc000020100000000000000000000ffffc0000202'
+     '84bbe00000400098000000000000000000000000000000000000000000000000'
+     '00000000000000000000000000000000000000000040c63e0000000000000000'
+     '00000000c0000201000000000000000000000000c00002020000000000000000'
+     '0000000000000000000000000000000000000000000000000000000000000000'
+     '00000000000000000000000000000000570b29ae'),
+    ('v6_rxe_read_req',
+     'IPv6 RC RDMA READ REQUEST + RETH from rdma_rxe',
+     '600000000028114020010db800020000000000000000000120010db800020000'
+     '0000000000000002c21112b7002800000c00ffff0000001780e1e410000055bf'
+     '86b82000000008ff00010000c9ab480b'),
+    ('v6_rxe_atomic_ack',
+     'IPv6 RC ATOMIC ACKNOWLEDGE from rdma_rxe',
+     '600000000024114020010db800020000000000000000000220010db800020000'
+     '0000000000000001c24012b7002400001200ffff00000018001d195e1f000001'
+     '7bac171d77615e21746cf939'),
+]
+
+
 def vectors():
     vecs = []
 
@@ -224,6 +283,10 @@ def vectors():
     # 8. Scapy's example UC SEND ONLY (MigReq set, UDP checksum filled in).
     vecs.append(('v4_uc_send_only_mig', 'IPv4 UC SEND ONLY, MigReq (Scapy)',
                  scapy_uc_send_only()))
+
+    # 9.. Real rdma_rxe packets.
+    for name, desc, hexbytes in RXE_CAPTURES:
+        vecs.append((name, desc, bytes.fromhex(hexbytes)))
     return vecs
 
 
@@ -246,6 +309,9 @@ def self_check():
     uc = scapy_uc_send_only()
     assert uc[10:12] == bytes.fromhex('b4d5'), 'Scapy UC IP checksum'
     assert uc[-4:] == bytes.fromhex('78f353f3'), 'Scapy UC ICRC mismatch'
+    for name, _, hexbytes in RXE_CAPTURES:
+        pkt = bytes.fromhex(hexbytes)
+        assert icrc(pkt[:-4]) == pkt[-4:], 'rdma_rxe capture %s ICRC' % name
 
 
 def c_bytes(data, indent='\t'):
