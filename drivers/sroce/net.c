@@ -270,6 +270,11 @@ static int sroce_write_icrc(struct sk_buff *skb)
  */
 static void sroce_loopback(struct sk_buff *skb)
 {
+	/*
+	 * The sender's transmit budget (txflow.c) is for the network's
+	 * queues; a looped-back packet has left them already.
+	 */
+	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));

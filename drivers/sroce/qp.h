@@ -78,6 +78,9 @@ struct sroce_qp {
 	struct timer_list rnr_timer;	/* RNR NAK back-off */
 	bool retry_timer_fired;		/* set by the timer, cleared by the work */
 	bool rnr_wait;			/* requester paused by an RNR NAK */
+	/* packets the stack still holds, and "woken when they drain" */
+	atomic_t skb_out;
+	bool tx_throttled;
 
 	/* Kernel copies of the send WQEs between sq.cons and req.snap. */
 	u8 *swqes;

@@ -28,6 +28,7 @@
 #include "psn.h"
 #include "qp.h"
 #include "req.h"
+#include "txflow.h"
 #include "wire.h"
 
 /* Unacknowledged PSNs an RC requester may have in flight. */
@@ -393,6 +394,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
 		return -EACCES;
 	}
 	memset(skb->data + info->hdr_len + paylen, 0, pad);
+	sroce_txflow_track(qp, skb);
 	sroce_net_xmit(sdev, av, qp->src_port, skb);
 	return 0;
 }
@@ -505,7 +507,7 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 		sroce_req_next_wqe(qp);
 		return true;
 	}
-	if (!sroce_req_may_send(qp, w))
+	if (!sroce_req_may_send(qp, w) || sroce_txflow_full(qp))
 		return false;
 	if (w->state == SROCE_SWQE_POSTED && !qp->req.offset)
 		sroce_req_start(qp, w, mtu);

@@ -32,6 +32,7 @@
 #include "resp.h"
 #include "srq.h"
 #include "task.h"
+#include "txflow.h"
 #include "wire.h"
 
 /* Outcome of executing one request packet. */
@@ -420,6 +421,8 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 	u32 budget = SROCE_READ_BUDGET;
 
 	while (res && budget) {
+		if (sroce_txflow_full(qp))
+			return false;	/* the last packet out wakes us */
 		bool first = qp->resp.cur_read_psn == res->first_psn;
 		u32 len = min(res->resid, mtu);
 		bool last = res->resid <= mtu;
@@ -459,6 +462,7 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 				goto stop;
 			}
 		}
+		sroce_txflow_track(qp, skb);
 		sroce_resp_xmit(qp, skb);
 		res->va += len;
 		res->resid -= len;
@@ -873,7 +877,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	if (qp->resp.cur_read) {
 		sroce_resp_read_retries(qp);
 		if (!sroce_resp_read_some(qp))
-			return true;
+			return !READ_ONCE(qp->tx_throttled);
 		progress = true;
 	}
 	while (budget-- > 0 && !qp->resp.cur_read &&
