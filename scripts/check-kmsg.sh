@@ -58,6 +58,10 @@ BAD_PATTERNS=(
 # kernels we boot.  Each entry needs a comment saying why.
 ALLOW_PATTERNS=(
 	'\] guest-init: '	# the harness' own progress lines (test names)
+	# A user-space program's crash ("traps: prog[pid] general protection
+	# fault ip:... in libfoo.so"): the kernel only reports it; the test
+	# that ran the program fails on its exit status.
+	'traps: .*\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+'
 )
 
 # Taint bits that are expected: O (4096, out-of-tree module) and
