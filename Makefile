@@ -6,6 +6,8 @@
 #   make check      sparse (C=2) and a W=1 build; fails on any warning of ours
 #   make test       set-up, build, check, then the whole guest test suite
 #   make demo       set-up, build, boot a guest and show sroce0 at work
+#   make bench      sroce against rdma_rxe in one guest boot: table + JSON
+#                   in results/ (QUICK=1: a short smoke run)
 #   make install    install the module for the running kernel (real hosts)
 #   make clean
 
@@ -21,7 +23,7 @@ HOST_KDIR ?= /lib/modules/$(shell uname -r)/build
 
 KMAKE := $(MAKE) -C $(KDIR) M=$(TOP)
 
-.PHONY: all module check test demo install clean setup selftests-build
+.PHONY: all module check test demo bench install clean setup selftests-build
 
 all: module
 
@@ -41,6 +43,10 @@ test: setup
 demo: setup
 	$(MAKE) -C $(TOP) module
 	$(TOP)/scripts/vm-run.sh --timeout 600 scripts/demo-guest.sh
+
+bench: setup
+	$(MAKE) -C $(TOP) module
+	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick)
 
 install:
 	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules
