@@ -48,6 +48,12 @@ if [[ ! -s $raw ]]; then
 fi
 ((rc == 0)) || echo "bench: the guest run did not pass: $(cat "$OUT/status" 2>/dev/null); results in $OUT" >&2
 
+# The guest module tree is shared: say so if the guest measured another build.
+want=$(modinfo -F srcversion drivers/sroce/sroce.ko 2>/dev/null || true)
+got=$(sed -n 's/^# bench: sroce srcversion //p' "$raw")
+[[ -z $want || $want == "$got" ]] ||
+	echo "bench: WARNING: the guest loaded sroce srcversion $got, not $want (drivers/sroce/sroce.ko)" >&2
+
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 json=results/bench-$stamp.json
 selftests/bench/bench_report.py "$raw" --json "$json"

@@ -227,7 +227,8 @@ driver_up() {
 	case $1 in
 	rxe)	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
 		DEV=rxe0 ;;
-	sroce)	sroce_load && rdma link add sroce0 type sroce netdev eth0
+	sroce)	modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel &&
+		insmod "$KO" && rdma link add sroce0 type sroce netdev eth0
 		DEV=sroce0 ;;
 	esac || return 1
 	wait_for "$DEV RoCE v2 GID" 20 sroce_has_rocev2_gid "$DEV" $GID4 >/dev/null &&
@@ -244,10 +245,15 @@ driver_down() {
 
 : >"$RAW"
 sroce_reset
+# The harness' module tree is shared with other runs on the host, which may
+# replace updates/sroce.ko while this one runs: every round loads this copy.
+KO=/tmp/bench-sroce.ko
+cp "$(modinfo -n sroce)" "$KO" || { note "no sroce module"; exit 1; }
 lsmod | grep -q '^rdma_rxe ' && rmmod rdma_rxe
 modprobe ib_uverbs && modprobe rdma_ucm
 ip link set eth0 mtu 1500
 note "bench: $(uname -r), $(nproc) CPUs, rounds $ROUNDS, scale $SCALE, quick $QUICK"
+note "bench: sroce srcversion $(modinfo -F srcversion "$KO")"
 note "bench: eth0 mtu $(cat /sys/class/net/eth0/mtu), perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
 start=$SECONDS
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
