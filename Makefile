@@ -10,6 +10,8 @@
 #   make soak       pyverbs in a loop for DURATION seconds (default 3600),
 #                   then 50 rounds of each teardown under traffic
 #   make demo       set-up, build, boot a guest and show sroce0 at work
+#   make bench      sroce against rdma_rxe in one guest boot: table + JSON
+#                   in results/ (QUICK=1: a short smoke run)
 #   make install    install the module for the running kernel (real hosts)
 #   make clean
 
@@ -26,7 +28,7 @@ HOST_KDIR ?= /lib/modules/$(shell uname -r)/build
 
 KMAKE := $(MAKE) -C $(KDIR) M=$(TOP)
 
-.PHONY: all module check test test-debug soak demo install clean setup selftests-build
+.PHONY: all module check test test-debug soak demo bench install clean setup selftests-build
 
 all: module
 
@@ -53,6 +55,10 @@ soak: setup
 demo: setup
 	$(MAKE) -C $(TOP) module
 	$(TOP)/scripts/vm-run.sh --timeout 600 scripts/demo-guest.sh
+
+bench: setup
+	$(MAKE) -C $(TOP) module
+	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick)
 
 install:
 	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules

@@ -9,7 +9,21 @@
  *
  * The workqueue has WQ_MEM_RECLAIM because kernel storage consumers
  * (NVMe over Fabrics) may need it to make progress under memory pressure.
+ *
+ * Loopback without wake-ups: a packet that net.c loops back while a
+ * process-context engine run (a doorbell or the work item) transmits
+ * reaches sroce_task_rx() on that same thread, with bottom halves
+ * disabled. Waking a worker for the destination QP would cost a context
+ * switch per hop of every exchange (request, ACK, response). Instead the
+ * QP is noted in the runner's struct sroce_inline and its engine runs on
+ * the same thread once the runner's own engine is done. The runner
+ * publishes its context in a per-CPU pointer and pins itself to the CPU
+ * (migrate_disable()); only the thread that owns the context adds to it,
+ * so it needs no lock. Everything else (real receive in softirq, a second
+ * runner on the CPU, a full context, a QP whose engine is busy elsewhere)
+ * goes to the work item as before.
  */
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
@@ -23,8 +37,20 @@
 #include "task.h"
 
 #define SROCE_WORK_ROUNDS	16
+#define SROCE_INLINE_QPS	4	/* QPs one runner notes at most */
+#define SROCE_INLINE_RUNS	32	/* engine runs inline per runner */
 
 static struct workqueue_struct *sroce_wq;
+
+/* A runner's list of QPs that received looped-back packets. */
+struct sroce_inline {
+	struct task_struct *owner;	/* NULL: not published */
+	unsigned int n;
+	struct sroce_qp *qp[SROCE_INLINE_QPS];	/* each holds a reference */
+};
+
+/* The context of the runner on this CPU, if any; see the top comment. */
+static DEFINE_PER_CPU(struct sroce_inline *, sroce_inline_ctx);
 
 int sroce_task_init(void)
 {
@@ -69,16 +95,115 @@ static bool sroce_engine_run(struct sroce_qp *qp)
 	return true;
 }
 
-static void sroce_qp_work(struct work_struct *work)
+/* Publish @ctx as this CPU's runner context, unless another runner has. */
+static void sroce_inline_begin(struct sroce_inline *ctx)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	ctx->n = 0;
+	ctx->owner = current;
+	migrate_disable();
+	if (this_cpu_cmpxchg(sroce_inline_ctx, NULL, ctx))
+		ctx->owner = NULL;
+}
+
+/*
+ * Called from sroce_task_rx() with bottom halves disabled: note @qp in the
+ * context of the runner this thread is, if it is one.
+ * Return: true when the runner will run the engine of @qp.
+ */
+static bool sroce_inline_note(struct sroce_qp *qp)
+{
+	struct sroce_inline *ctx = this_cpu_read(sroce_inline_ctx);
+	unsigned int i;
+
+	if (!ctx || ctx->owner != current || !in_task())
+		return false;
+	for (i = 0; i < ctx->n; i++)
+		if (ctx->qp[i] == qp)
+			return true;
+	if (ctx->n == SROCE_INLINE_QPS)
+		return false;
+	kref_get(&qp->elem.ref);	/* the packet's reference keeps it > 0 */
+	ctx->qp[ctx->n++] = qp;
+	return true;
+}
+
+/* Run the engine of @qp here if nobody else runs it; else schedule it. */
+static void sroce_inline_engine(struct sroce_qp *qp)
+{
 	bool idle;
 
-	mutex_lock(&qp->engine_lock);
+	if (!mutex_trylock(&qp->engine_lock)) {
+		sroce_task_sched(qp);
+		return;
+	}
+	/* See sroce_task_qp_stop(): a dying QP's engine no longer runs. */
+	if (READ_ONCE(qp->dead)) {
+		mutex_unlock(&qp->engine_lock);
+		return;
+	}
 	idle = sroce_engine_run(qp);
 	mutex_unlock(&qp->engine_lock);
 	if (!idle)
 		sroce_task_sched(qp);
+}
+
+/*
+ * Take the oldest noted QP out of @ctx (it may be noted again). Only this
+ * thread, outside softirq, adds to @ctx: no lock.
+ */
+static struct sroce_qp *sroce_inline_pop(struct sroce_inline *ctx)
+{
+	struct sroce_qp *qp = ctx->qp[0];
+	unsigned int i;
+
+	for (i = 1; i < ctx->n; i++)
+		ctx->qp[i - 1] = ctx->qp[i];
+	ctx->n--;
+	return qp;
+}
+
+/*
+ * The runner's own engine is done and its lock released: run the QPs it
+ * looped packets to (which may loop packets back), then unpublish the
+ * context and hand what is left to the workers.
+ */
+static void sroce_inline_end(struct sroce_inline *ctx)
+{
+	int runs = SROCE_INLINE_RUNS;
+	struct sroce_qp *qp;
+
+	while (ctx->n && runs--) {
+		qp = sroce_inline_pop(ctx);
+		sroce_inline_engine(qp);
+		sroce_qp_put(qp);
+	}
+	if (ctx->owner) {
+		local_bh_disable();
+		this_cpu_write(sroce_inline_ctx, NULL);
+		local_bh_enable();
+	}
+	migrate_enable();
+	/* Nothing can be noted any more. */
+	while (ctx->n) {
+		qp = ctx->qp[--ctx->n];
+		sroce_task_sched(qp);
+		sroce_qp_put(qp);
+	}
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	struct sroce_inline ctx;
+	bool idle;
+
+	mutex_lock(&qp->engine_lock);
+	sroce_inline_begin(&ctx);
+	idle = sroce_engine_run(qp);
+	mutex_unlock(&qp->engine_lock);
+	if (!idle)
+		sroce_task_sched(qp);
+	sroce_inline_end(&ctx);
 }
 
 /**
@@ -94,16 +219,19 @@ static void sroce_qp_work(struct work_struct *work)
  */
 void sroce_task_doorbell(struct sroce_qp *qp)
 {
+	struct sroce_inline ctx;
 	bool idle;
 
 	if (!mutex_trylock(&qp->engine_lock)) {
 		sroce_task_sched(qp);
 		return;
 	}
+	sroce_inline_begin(&ctx);
 	idle = sroce_engine_run(qp);
 	mutex_unlock(&qp->engine_lock);
 	if (!idle)
 		sroce_task_sched(qp);
+	sroce_inline_end(&ctx);
 }
 
 void sroce_task_qp_init(struct sroce_qp *qp)
@@ -152,7 +280,8 @@ void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	__skb_queue_tail(list, skb);
 	spin_unlock_irqrestore(&list->lock, flags);
-	sroce_task_sched(qp);
+	if (!sroce_inline_note(qp))
+		sroce_task_sched(qp);
 }
 
 /* Done with a received packet: free it and its QP reference. */
@@ -177,9 +306,9 @@ static void sroce_purge(struct sk_buff_head *list)
  * sroce_task_qp_stop - stop the engine of a QP being destroyed
  * @qp: the QP, already unpublished so no new packet can reach it
  *
- * Order: no more scheduling, then the timers (which schedule), then the
- * work itself, then the packets still queued (each holds a reference the
- * destroy path is about to wait for).
+ * Order: no more scheduling, no more inline runs, then the timers (which
+ * schedule), then the work itself, then the packets still queued (each
+ * holds a reference the destroy path is about to wait for).
  *
  * Context: process context.
  */
@@ -197,6 +326,9 @@ void sroce_task_qp_stop(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->req_pkts.lock, flags);
 	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
 	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
+	/* Wait out an inline runner (sroce_inline_engine()) already inside. */
+	mutex_lock(&qp->engine_lock);
+	mutex_unlock(&qp->engine_lock);
 	del_timer_sync(&qp->retry_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);

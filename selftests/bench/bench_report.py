@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench_report.py: turn bench_guest.sh's raw lines into a table and JSON.
+
+    bench_report.py RAW [--json OUT] [--check] [--quick]
+
+Prints one row per figure: rdma_rxe and sroce medians (with the spread,
+(max - min) / median, over the rounds), the ratio sroce/rdma_rxe and
+whether sroce is at least as good (higher is better for bandwidth and
+message rate, lower for latency, CPU time and memory). Then the speed
+targets of issue #7, each met or not. The benchmark never fails on speed.
+
+--json OUT writes the raw numbers, medians and ratios.
+--check prints TAP instead: one result per expected row, ok when both
+drivers have a number for it in every round; exit 1 otherwise.
+--quick: the rows of the smoke mode (SROCE_BENCH_QUICK=1) only.
+"""
+import json
+import math
+import statistics
+import sys
+
+DRIVERS = ("rxe", "sroce")
+BW_SIZES = (64, 4096, 65536, 1048576)
+
+
+QUICK = False
+
+
+def expected_rows():
+    bw_sizes = (65536,) if QUICK else BW_SIZES
+    lat_sizes = (2,) if QUICK else (2, 4096)
+    rows = []
+    for t in ("write", "send", "read"):
+        for s in bw_sizes:
+            for q in (1, 4):
+                rows.append(f"{t}_bw/{s}/q{q}")
+    for t in ("write", "send", "read"):
+        for s in lat_sizes:
+            rows += [f"{t}_lat/{s}/typ", f"{t}_lat/{s}/p99"]
+    rows.append("atomic_bw/8/q1")
+    for t in ("write", "send", "read"):
+        for s in bw_sizes:
+            if s >= 65536:
+                rows.append(f"cpu/{t}_bw/{s}")
+    for w in ("qp", "mr"):
+        for k in ("slab", "vmalloc", "total"):
+            rows.append(f"mem/{w}_{k}")
+    return rows
+
+
+def unit(row):
+    if "_bw/" in row and not row.startswith(("cpu/", "atomic")):
+        return "MB/s", True
+    if row.startswith("atomic"):
+        return "Mmsg/s", True
+    if "_lat/" in row:
+        return "us", False
+    if row.startswith("cpu/"):
+        return "CPU s/GiB", False
+    return "B/obj", False
+
+
+def label(row):
+    p = row.split("/")
+    if p[0] == "mem":
+        what, kind = p[1].split("_")
+        return f"kmem per {'RC QP' if what == 'qp' else 'MR'} ({kind})"
+    if p[0] == "cpu":
+        return f"CPU/GiB ib_{p[1]} {size(int(p[2]))}"
+    if p[0] == "atomic_bw":
+        return "ib_atomic_bw msg rate"
+    if p[0].endswith("_lat"):
+        return f"ib_{p[0]} {size(int(p[1]))} {'typical' if p[2] == 'typ' else 'p99'}"
+    return f"ib_{p[0]} {size(int(p[1]))} -q {p[2][1:]}"
+
+
+def size(b):
+    if b >= 1 << 20:
+        return f"{b >> 20}MiB"
+    if b >= 1024:
+        return f"{b >> 10}KiB"
+    return f"{b}B"
+
+
+def parse(path):
+    data = {}   # row -> driver -> round -> value
+    notes = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 5 and w[0] == "R":
+                _, drv, rnd, row, val = w
+                try:
+                    v = float(val)
+                except ValueError:
+                    v = math.nan
+                data.setdefault(row, {}).setdefault(drv, {})[int(rnd)] = v
+            elif line.startswith("#"):
+                notes.append(line.rstrip("\n"))
+    return data, notes
+
+
+def summary(vals):
+    good = [v for v in vals if not math.isnan(v)]
+    if not good or len(good) < len(vals):
+        return None
+    med = statistics.median(good)
+    spread = (max(good) - min(good)) / med if med else 0.0
+    return {"median": med, "spread": spread, "values": vals}
+
+
+def analyse(data):
+    out = {}
+    for row in expected_rows() + sorted(set(data) - set(expected_rows())):
+        r = {"unit": unit(row)[0], "higher_is_better": unit(row)[1]}
+        for d in DRIVERS:
+            vals = [data.get(row, {}).get(d, {})[k]
+                    for k in sorted(data.get(row, {}).get(d, {}))]
+            r[d] = summary(vals) if vals else None
+        if r["rxe"] and r["sroce"] and r["rxe"]["median"]:
+            r["ratio"] = r["sroce"]["median"] / r["rxe"]["median"]
+            r["sroce_better_or_equal"] = (
+                r["ratio"] >= 1 if r["higher_is_better"] else r["ratio"] <= 1)
+        else:
+            r["ratio"] = None
+            r["sroce_better_or_equal"] = None
+        out[row] = r
+    return out
+
+
+def fmt(s):
+    if not s:
+        return f"{'-':>10} {'':>5}"
+    m = s["median"]
+    v = f"{m:.4g}" if abs(m) < 1000 else f"{m:.0f}"
+    return f"{v:>10} {s['spread'] * 100:>4.0f}%"
+
+
+def table(res):
+    lines = [f"{'figure':<30} {'unit':<9} {'rdma_rxe':>10} {'sprd':>5} "
+             f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok"]
+    for row, r in res.items():
+        ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
+        ok = {True: "yes", False: "NO", None: "?"}[r["sroce_better_or_equal"]]
+        lines.append(f"{label(row):<30} {r['unit']:<9} {fmt(r['rxe'])} "
+                     f"{fmt(r['sroce'])} {ratio:>9}  {ok}")
+    return "\n".join(lines)
+
+
+def med(res, row, drv):
+    r = res.get(row, {}).get(drv)
+    return r["median"] if r else None
+
+
+def targets(res):
+    """Issue #7's targets: [(description, met or None)]."""
+    t = []
+    first = [r["sroce_better_or_equal"] for r in res.values()
+             if not (r["unit"] == "B/obj" and (r["rxe"] or {}).get("median") == 0)]
+    t.append(("sroce >= rdma_rxe on every row",
+              None if None in first else all(first)))
+    for test in ("write", "send", "read"):
+        for s in (65536, 1048576):
+            for q in (1, 4):
+                r = res.get(f"{test}_bw/{s}/q{q}", {}).get("ratio")
+                t.append((f"ib_{test}_bw {size(s)} -q {q} >= 2x rdma_rxe",
+                          None if r is None else r >= 2))
+    for test in ("write", "send", "read"):
+        r = res.get(f"{test}_lat/2/typ", {}).get("ratio")
+        t.append((f"ib_{test}_lat 2B typical <= 0.7x rdma_rxe",
+                  None if r is None else r <= 0.7))
+    for test in ("write", "send", "read"):
+        for s in (65536, 1048576):
+            q1 = med(res, f"{test}_bw/{s}/q1", "sroce")
+            q4 = med(res, f"{test}_bw/{s}/q4", "sroce")
+            t.append((f"sroce ib_{test}_bw {size(s)}: -q 4 >= 1.8x -q 1",
+                      None if not q1 or q4 is None else q4 / q1 >= 1.8))
+    r = res.get("mem/qp_total", {}).get("ratio")
+    t.append(("kernel memory per QP <= rdma_rxe", None if r is None else r <= 1))
+    return t
+
+
+def check(data):
+    rows = expected_rows()
+    print("TAP version 13")
+    print(f"1..{len(rows)}")
+    failed = 0
+    for i, row in enumerate(rows, 1):
+        why = []
+        for d in DRIVERS:
+            vals = data.get(row, {}).get(d, {})
+            if not vals:
+                why.append(f"no {d} figure")
+            elif any(math.isnan(v) for v in vals.values()):
+                why.append(f"{d}: not measured in round(s) "
+                           + ",".join(str(k) for k, v in vals.items() if math.isnan(v)))
+        if why:
+            failed += 1
+            print(f"not ok {i} - {row}: both drivers measured")
+            print(f"# {'; '.join(why)}")
+        else:
+            vals = " ".join(f"{d}={data[row][d][k]:g}" for d in DRIVERS
+                            for k in sorted(data[row][d]))
+            print(f"ok {i} - {row}: both drivers measured ({vals})")
+    return 1 if failed else 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    global QUICK
+    QUICK = "--quick" in argv
+    data, notes = parse(argv[1])
+    if "--check" in argv:
+        return check(data)
+    res = analyse(data)
+    for n in notes:
+        if n.startswith("# bench:") or "exit" in n or "cannot" in n:
+            print(n)
+    print(table(res))
+    print()
+    print("Targets (never a pass/fail criterion of the benchmark):")
+    tg = targets(res)
+    for desc, met in tg:
+        print(f"  [{ {True: 'met', False: 'NOT met', None: 'n/a'}[met] :^7}] {desc}")
+    if "--json" in argv:
+        out = argv[argv.index("--json") + 1]
+        with open(out, "w") as f:
+            raw = {row: {d: {str(k): (None if math.isnan(v) else v)
+                             for k, v in dv.items()}
+                         for d, dv in rv.items()}
+                   for row, rv in data.items()}
+            json.dump({"notes": notes, "rows": res, "raw": raw,
+                       "targets": [{"target": d, "met": m} for d, m in tg]},
+                      f, indent=1, allow_nan=False, default=str)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
