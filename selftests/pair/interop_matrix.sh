@@ -80,6 +80,12 @@ in_ci() {
 		return
 	fi
 	case $t in
+	# Open bug (issue 5 note): rxe<->sroce, ib_send_lat -R is sometimes
+	# rejected by the passive side's CM with reason 8 (invalid service
+	# ID) although its listener shows, and perftest then crashes in
+	# librdmacm; rdma_cm itself works across (rping -v runs every time).
+	# Out of the CI cut until it is understood; SROCE_PAIR_FULL runs it.
+	send_lat_rdmacm) return 1 ;;
 	send_lat_all) [ "$fam/$mtu" = 4/1500 ] ;;
 	*_pingpong|rping) return 0 ;;
 	*) [ "$fam/$mtu" = 4/1500 ] || [ "$fam/$mtu" = 6/9000 ] ;;
