@@ -43,6 +43,13 @@ ip -6 addr add $ADDR/64 dev sroce_f1 nodad
 ip link set sroce_f1 up
 ip -n $NS -6 addr add $PEER/64 dev sroce_f0 nodad
 ip -n $NS link set sroce_f0 up
+# Permanent neighbour entries both ways: ib_core resolves the peer's MAC
+# when the target moves its QPs to RTR and gives up after one second, which
+# a busy emulated guest can miss if it has to wait for neighbour discovery.
+ip -6 neigh replace $PEER lladdr "$(ip -n $NS -br link show sroce_f0 | awk '{print $3}')" \
+	dev sroce_f1 nud permanent
+ip -n $NS -6 neigh replace $ADDR lladdr "$(ip -br link show sroce_f1 | awk '{print $3}')" \
+	dev sroce_f0 nud permanent
 rdma link add sroce0 type sroce netdev sroce_f1
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $GID6 >/dev/null
 idx=$(sroce_gid_index sroce0 $GID6)

@@ -37,9 +37,18 @@ cp -r /usr/share/doc/rdma-core/tests "$work/tests"
 gunzip -f "$work"/tests/*.gz
 log="$work/pyverbs.log"
 
+# Killed by the harness's time limit: say which test was running.
+on_term() {
+	echo "# killed; the last lines pyverbs printed:"
+	tail -n 15 "$log" | sed 's/^/#   /'
+	exit 124
+}
+trap on_term TERM
 # shellcheck disable=SC2086
-(cd "$work/tests" && timeout 600 python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1
+(cd "$work/tests" && exec timeout 600 python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1 &
+wait $!
 rc=$?
+trap - TERM
 
 # "test_x (tests.test_pd.PDTest...) ... ok|FAIL|ERROR|skipped 'why'"; a
 # docstring may push the verdict onto the next line.

@@ -22,6 +22,7 @@
 #include "resp.h"
 #include "srq.h"
 #include "task.h"
+#include "txflow.h"
 #include "wqe.h"
 
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * sizeof(struct rxe_sge))
@@ -125,8 +126,12 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 	u32 n = min_t(u32, qp->sq.index_mask + 1, SROCE_MAX_INFLIGHT_WQES);
 	size_t elem = roundup_pow_of_two(sroce_swqe_size(qp->sq_max_sge,
 							  qp->sq_max_inline));
+	int err;
 
 	sroce_task_qp_init(qp);
+	err = sroce_txflow_init(qp);
+	if (err)
+		return err;
 	qp->swqe_mask = n - 1;
 	qp->swqe_shift = ilog2(elem);
 	qp->swqes = kvzalloc((size_t)n << qp->swqe_shift, GFP_KERNEL);
@@ -142,6 +147,7 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 
 static void sroce_qp_free_engine(struct sroce_qp *qp)
 {
+	sroce_txflow_destroy(qp);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
 	kvfree(qp->swqes);

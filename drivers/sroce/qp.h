@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
@@ -78,8 +79,9 @@ struct sroce_qp {
 	struct timer_list rnr_timer;	/* RNR NAK back-off */
 	bool retry_timer_fired;		/* set by the timer, cleared by the work */
 	bool rnr_wait;			/* requester paused by an RNR NAK */
-	/* packets the stack still holds, and "woken when they drain" */
-	atomic_t skb_out;
+	/* transmit flow control (txflow.c): the socket packets are charged to */
+	struct socket *tx_sock;
+	struct wait_queue_entry tx_wait;	/* on its wait queue while throttled */
 	bool tx_throttled;
 
 	/* Kernel copies of the send WQEs between sq.cons and req.snap. */

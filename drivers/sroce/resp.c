@@ -877,7 +877,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	if (qp->resp.cur_read) {
 		sroce_resp_read_retries(qp);
 		if (!sroce_resp_read_some(qp))
-			return !READ_ONCE(qp->tx_throttled);
+			return !sroce_txflow_throttled(qp);
 		progress = true;
 	}
 	while (budget-- > 0 && !qp->resp.cur_read &&

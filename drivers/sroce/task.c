@@ -239,8 +239,6 @@ void sroce_task_qp_init(struct sroce_qp *qp)
 	INIT_WORK(&qp->work, sroce_qp_work);
 	mutex_init(&qp->engine_lock);
 	skb_queue_head_init(&qp->req_pkts);
-	atomic_set(&qp->skb_out, 0);
-	qp->tx_throttled = false;
 	skb_queue_head_init(&qp->resp_pkts);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
