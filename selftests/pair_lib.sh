@@ -294,25 +294,43 @@ pair_counters_delta() {
 # CMD, READY=tcp|cm: how to see the server listen on PORT, and CMD_LIMIT
 # when the run may take longer than PAIR_LIMIT seconds) and
 # check_output TOOL SIDE LOG (non-zero, with a reason, when the output of
-# a run that exited 0 does not show the work done).  Each side's timing
-# and evidence go to pair_file ROLE cN.log.  STEP_LOST is set when the
-# peer never reached the combination.
+# a run that exited 0 does not show the work done).  It may define
+# retry_reason TOOL EVIDENCE: print why a failed run may run again (a known
+# race of the tool itself, never of the drivers) and return 0; both guests
+# decide from the same evidence, so they agree.  Each side's timing and
+# evidence go to pair_file ROLE cN.log.  STEP_LOST is set when the peer
+# never reached the combination.
+PAIR_ATTEMPTS=3
+
 pair_combination() {
-	local name=$1 srv=$2 tool=$3 fam=$4 mtu=$5 key peer_rc
-	PAIR_SEQ=$((PAIR_SEQ + 1)) PAIR_PORT=$((PAIR_PORT + 1))
-	key=c$PAIR_SEQ
-	if ! pair_barrier "$key.go" 300; then
-		STEP_LOST=1
-		[ "$PAIR_ROLE" = a ] && ktap_fail "$name" "peer did not reach it"
-		return
-	fi
-	pair_run_side "$key" "$tool" "$srv" "$fam" "$mtu" "$PAIR_PORT"
+	local name=$1 srv=$2 tool=$3 fam=$4 mtu=$5 key peer_rc mine theirs
+	local attempt=0 why retried=()
+	while :; do
+		attempt=$((attempt + 1))
+		PAIR_SEQ=$((PAIR_SEQ + 1)) PAIR_PORT=$((PAIR_PORT + 1))
+		key=c$PAIR_SEQ
+		if ! pair_barrier "$key.go" 300; then
+			STEP_LOST=1
+			[ "$PAIR_ROLE" = a ] && ktap_fail "$name" "peer did not reach it"
+			return
+		fi
+		pair_run_side "$key" "$tool" "$srv" "$fam" "$mtu" "$PAIR_PORT"
+		peer_rc=$(pair_get "$key.rc" $((${CMD_LIMIT:-$PAIR_LIMIT} + 60))) || peer_rc="no result"
+		mine=$(cat "$(pair_file "$PAIR_ROLE" "$key.log")")
+		theirs=$(cat "$(pair_file "$PAIR_PEER" "$key.log")" 2>/dev/null)
+		[ "$PAIR_ROLE" = a ] || { local t=$mine; mine=$theirs; theirs=$t; }
+		# From here "mine" is guest A's evidence on both guests.
+		if ! grep -q FAILED <<<"$mine$theirs" || [ $attempt -ge $PAIR_ATTEMPTS ] ||
+		   ! declare -F retry_reason >/dev/null ||
+		   ! why=$(retry_reason "$tool" "$mine$theirs"); then
+			break
+		fi
+		retried+=("attempt $attempt: $why")
+	done
 	[ "$PAIR_ROLE" = a ] || return 0
-	peer_rc=$(pair_get "$key.rc" $((${CMD_LIMIT:-$PAIR_LIMIT} + 60))) || peer_rc="no result"
-	local mine
-	mine=$(cat "$(pair_file a "$key.log")")
-	local theirs
-	theirs=$(cat "$(pair_file b "$key.log")" 2>/dev/null)
+	for why in "${retried[@]}"; do
+		echo "# $name: ran again after $why"
+	done
 	if grep -q FAILED <<<"$mine" || [ "$peer_rc" != 0 ]; then
 		ktap_fail "$name" "$(printf '%s\n%s\n' "$mine" "$theirs")"
 	else

@@ -10,7 +10,9 @@
 #   - rping -v -V: SEND, RDMA READ and RDMA WRITE of COUNT pings; -V
 #     validates every ping read back, and every ping line of both sides
 #     must be exactly rping's data pattern (pair_rping_check);
-#   - ibv_rc_pingpong -c: SENDs of 16 KiB, every received buffer checked.
+#   - ibv_rc_pingpong -c: SENDs of 16 KiB, every received buffer checked;
+#     both sides keep their QP 3 s after they are done (qp_linger.so), so
+#     that a lost last ACK is answered when the peer retransmits.
 # Guest A prints one TAP result per run, "fault CASE: CLIENT-client_SERVER-
 # server TOOL ipv4 mtu1500".  After the corruption runs, guest B asserts
 # that sroce dropped corrupted packets and counted them (drop_icrc, or
@@ -50,7 +52,10 @@ tool_cmd() {
 		fi ;;
 	rc_pingpong)
 		gidx=$(pair_gid_index 4)
-		CMD=(ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$5" -n $PP_ITERS -c -s $PP_SIZE -m 1024)
+		# qp_linger.so: the QP answers a retransmission for 3 s after
+		# the tool is done, as the last ACK may be lost (see there).
+		CMD=(env LD_PRELOAD="$PWD/qp_linger.so" SROCE_LINGER_SECS=3
+		     ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$5" -n $PP_ITERS -c -s $PP_SIZE -m 1024)
 		[ "$side" = client ] && CMD+=("$SROCE_PEER_IP") ;;
 	esac
 }

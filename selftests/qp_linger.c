@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qp_linger.so: an LD_PRELOAD shim that keeps a QP answering for
+ * SROCE_LINGER_SECS (default 3) seconds after the program destroys it.
+ *
+ * Why: an RC transfer's last acknowledgement can be lost like any other
+ * packet. A program that exits as soon as its own work is done (the
+ * ibv_*_pingpong tools do) destroys its QP, and the peer, still waiting
+ * for that acknowledgement, retransmits into the void until its retry
+ * count runs out (for ever on rdma_rxe, which treats retry_cnt 7 as
+ * infinite). TCP's TIME_WAIT answers the same problem; this gives the
+ * peer's retransmission the same chance, so that tests under packet loss
+ * measure the drivers, not that race. The QP stays intact meanwhile: the
+ * driver re-acknowledges the duplicate as it should.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	static int (*real_destroy)(struct ibv_qp *qp);
+	const char *secs = getenv("SROCE_LINGER_SECS");
+
+	if (!real_destroy)
+		real_destroy = (int (*)(struct ibv_qp *))dlsym(RTLD_NEXT, "ibv_destroy_qp");
+	if (!real_destroy)
+		abort();
+	sleep(secs ? (unsigned int)atoi(secs) : 3);
+	return real_destroy(qp);
+}
