@@ -12,22 +12,47 @@
  * peer's retransmission the same chance, so that tests under packet loss
  * measure the drivers, not that race. The QP stays intact meanwhile: the
  * driver re-acknowledges the duplicate as it should.
+ *
+ * rdma_cm programs (rping) have the same race one step later: a lost
+ * DREQ is retransmitted by the kernel's CM only while the cm_id lives,
+ * and rping destroys it right after rdma_disconnect(), leaving its peer
+ * waiting for a disconnect for ever. rdma_destroy_id() waits as well.
+ * A program that does not use librdmacm never calls it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+static void linger(void)
+{
+	const char *secs = getenv("SROCE_LINGER_SECS");
+
+	sleep(secs ? (unsigned int)atoi(secs) : 3);
+}
 
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	static int (*real_destroy)(struct ibv_qp *qp);
-	const char *secs = getenv("SROCE_LINGER_SECS");
 
 	if (!real_destroy)
 		real_destroy = (int (*)(struct ibv_qp *))dlsym(RTLD_NEXT, "ibv_destroy_qp");
 	if (!real_destroy)
 		abort();
-	sleep(secs ? (unsigned int)atoi(secs) : 3);
+	linger();
 	return real_destroy(qp);
+}
+
+int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	static int (*real_destroy)(struct rdma_cm_id *id);
+
+	if (!real_destroy)
+		real_destroy = (int (*)(struct rdma_cm_id *))dlsym(RTLD_NEXT, "rdma_destroy_id");
+	if (!real_destroy)
+		abort();
+	linger();
+	return real_destroy(id);
 }

@@ -45,16 +45,19 @@ tool_cmd() {
 	case $tool in
 	rping)
 		READY=cm
+		# qp_linger.so: the cm_id lives 6 s after rping is done, so
+		# that the CM retransmits a lost DREQ (its timeout is ~5 s).
+		CMD=("$PWD/with_linger.sh" 6 rping)
 		if [ "$side" = server ]; then
-			CMD=(rping -s -a "$SROCE_SELF_IP" -p "$5" -v -V -S $PING_SIZE)
+			CMD+=(-s -a "$SROCE_SELF_IP" -p "$5" -v -V -S $PING_SIZE)
 		else
-			CMD=(rping -c -a "$SROCE_PEER_IP" -p "$5" -C $PING_COUNT -v -V -S $PING_SIZE)
+			CMD+=(-c -a "$SROCE_PEER_IP" -p "$5" -C $PING_COUNT -v -V -S $PING_SIZE)
 		fi ;;
 	rc_pingpong)
 		gidx=$(pair_gid_index 4)
 		# qp_linger.so: the QP answers a retransmission for 3 s after
 		# the tool is done, as the last ACK may be lost (see there).
-		CMD=(env LD_PRELOAD="$PWD/qp_linger.so" SROCE_LINGER_SECS=3
+		CMD=("$PWD/with_linger.sh" 3
 		     ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$5" -n $PP_ITERS -c -s $PP_SIZE -m 1024)
 		[ "$side" = client ] && CMD+=("$SROCE_PEER_IP") ;;
 	esac
