@@ -1,36 +1,49 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Teardown under traffic.  Each round starts ib_write_bw (server and client
-# on the device's own GID, running for a minute) and an ibv_rc_pingpong
-# pair, lets them run for a random moment, then tears something down under
-# them:
-#   kill     kill -9 of the perftest client and server
+# Teardown under traffic.  Each round starts a load on sroce0, lets it run
+# for a random moment, then tears something down under it:
+#   kill     kill -9 of the traffic programs
 #   link     rdma link delete of the device
 #   netdev   ip link del of the netdev the device sits on (a veth)
 #   rmmod    rmmod sroce (user contexts are disassociated)
+# The loads take turns, round by round (SROCE_TEARDOWN_LOADS):
+#   perftest ib_write_bw (server and client on the device's own GID, for a
+#            minute) and an ibv_rc_pingpong pair
+#   pyverbs  the rdma-core pyverbs suite's traffic tests (QP, QP-ex and
+#            rdma_cm traffic), torn down once it holds QPs
+#   nvme     NVMe over Fabrics: nvmet-rdma target and nvme-rdma host on
+#            sroce0, fio random I/O on the namespace, torn down once I/O
+#            completes; the host disconnects after the round
 # The teardown command must return within 30 s, every traffic process must
 # be gone within 10 s of kill -9 (none stuck in the kernel), the object
 # counts must go back to nothing, and a new device must carry verified
 # traffic at once.  SROCE_TEARDOWN_ROUNDS rounds of each kind (50; a round
-# costs 3-4 s under TCG on an idle 2-core host, 15-20 s on a loaded one,
-# most of it perftest starting up).
-# sroce-timeout: 2400
+# costs 3-8 s under TCG on an idle 2-core host, most of it the load
+# starting up).
+# sroce-timeout: 3000
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh &&
+	. ./nvmeof_lib.sh
 
 ROUNDS=${SROCE_TEARDOWN_ROUNDS:-50}
 KINDS=${SROCE_TEARDOWN_KINDS:-kill link netdev rmmod}
-ADDR=2001:db8:8::1
+read -r -a LOADS <<<"${SROCE_TEARDOWN_LOADS:-perftest pyverbs nvme}"
+ADDR6=2001:db8:8::1
 GID6=2001:0db8:0008:0000:0000:0000:0000:0001
+ADDR=198.51.100.1	# the NVMe-oF port (nvmeof_lib.sh)
 PIDS=()
+PYV=$(mktemp -d)
+# pyverbs tests that move data; each round tears them down at a random point
+PYV_TESTS="tests.test_qpex tests.test_rdmacm tests.test_qp"
 
 # A fresh veth with sroce0 on it; sets IDX.
 bring_up() {
 	lsmod | grep -q '^sroce ' || sroce_load || { echo "modprobe failed"; return 1; }
 	if ! ip link show sroce_t1 >/dev/null 2>&1; then
 		ip link add sroce_t1 type veth peer name sroce_t0 || return 1
-		ip -6 addr add $ADDR/64 dev sroce_t1 nodad
+		ip -6 addr add $ADDR6/64 dev sroce_t1 nodad
+		ip addr add $ADDR/24 dev sroce_t1
 		ip link set sroce_t0 up
 		ip link set sroce_t1 up
 	fi
@@ -45,8 +58,7 @@ fresh_device_works() {
 	bring_up && sroce_pingpong_ok sroce0 "$IDX"
 }
 
-start_traffic() {
-	PIDS=()
+start_perftest() {
 	ib_write_bw -d sroce0 -x "$IDX" -F -D 60 -s 65536 -p 19900 >/dev/null 2>&1 &
 	PIDS+=($!)
 	wait_for "perftest listening" 20 sroce_port_listening 19900 >/dev/null
@@ -59,7 +71,58 @@ start_traffic() {
 	PIDS+=($!)
 }
 
-# Kill what is left of the traffic; false if a process will not die.
+# The number in "qp N" of sroce0's object counts.
+qp_count() {
+	sroce_res_counts sroce0 | sed -n 's/.*\bqp \([0-9]*\).*/\1/p'
+}
+more_qps_than() { [ "$(qp_count)" -gt "$1" ]; }
+
+# Python imports for seconds under TCG: tear down only once it holds QPs.
+start_pyverbs() {
+	local qps
+	qps=$(qp_count)
+	# shellcheck disable=SC2086
+	(cd "$PYV/tests" && exec python3 run_tests.py --dev sroce0 --gid "$IDX" $PYV_TESTS) >/dev/null 2>&1 &
+	PIDS+=($!)
+	wait_for "pyverbs QPs" 60 more_qps_than "$qps" >/dev/null
+}
+
+# A lost controller is given up after 2 s: the round disconnects it anyway.
+start_nvme() {
+	local bdev
+	target_port_add && wait_for "nvmet listening" 20 target_listening >/dev/null || return 1
+	timeout -k 5 60 nvme connect -t rdma -a "$ADDR" -s "$PORT" -n "$NQN" \
+		--hostnqn="$HOSTNQN" --hostid="$HOSTID" --reconnect-delay=1 \
+		--ctrl-loss-tmo=2 >/dev/null &&
+		wait_for "namespace block device" 30 host_bdev_present >/dev/null || return 1
+	bdev=$(host_bdev)
+	fio --name=teardown --filename="$bdev" --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=4k --iodepth=16 --time_based --runtime=60 \
+		--size=64m >/dev/null 2>&1 &
+	PIDS+=($!)
+	wait_io_progress 64 >/dev/null
+}
+
+# After the round: no NVMe controller or target port left for the next one.
+stop_nvme() {
+	if host_subsys >/dev/null; then
+		timeout -k 5 30 nvme disconnect -n "$NQN" >/dev/null 2>&1
+		wait_for "subsystem gone" 30 host_subsys_absent >/dev/null ||
+			{ echo "nvme controller still there 30 s after disconnect"; return 1; }
+	fi
+	[ ! -d "$NVPORT" ] || target_port_remove
+}
+
+start_load() {
+	PIDS=()
+	case $1 in
+	perftest) start_perftest ;;
+	pyverbs) start_pyverbs ;;
+	nvme) start_nvme ;;
+	esac
+}
+
+# Kill what is left of the load; false if a process will not die.
 reap_traffic() {
 	local p t
 	kill -9 "${PIDS[@]}" 2>/dev/null
@@ -87,45 +150,63 @@ teardown() {
 	esac
 }
 
+# Back to the round's start, or the device is gone. nvmet-rdma takes its
+# CQs from ib_core's shared pool, which keeps them until the device goes:
+# those are compared by the CQs in use (kconsumer_lib.sh's step_res_back).
 no_objects() {
 	[ ! -e $SROCE_SYSFS/sroce0 ] && return 0
-	[ "$(sroce_res_counts sroce0)" = "$BASE" ]
+	step_res_back >/dev/null
 }
 
 one_round() {
-	local kind=$1 t0=$SECONDS
+	local kind=$1 load=$2 t0=$SECONDS
 	bring_up || { echo "set-up failed"; return 1; }
-	BASE=$(sroce_res_counts sroce0)
-	start_traffic
+	RES_BEFORE=$(sroce_res_counts sroce0)
+	BUSY_CQS_BEFORE=$(busy_cqs)
+	start_load "$load" || { echo "$load did not start"; reap_traffic; stop_nvme; return 1; }
 	sleep "0.$((RANDOM % 9 + 1))"
 	local t1=$SECONDS
-	teardown "$kind" || { echo "$kind: teardown command failed or took over 30 s"; reap_traffic; return 1; }
+	teardown "$kind" || { echo "$kind: teardown command failed or took over 30 s"; reap_traffic; stop_nvme; return 1; }
 	local t2=$SECONDS
-	reap_traffic || return 1
+	reap_traffic || { stop_nvme; return 1; }
+	if [ "$load" = nvme ]; then
+		stop_nvme || return 1
+	fi
 	[ -n "${SROCE_TEARDOWN_VERBOSE:-}" ] &&
-		echo "set-up+traffic $((t1 - t0)) s, teardown $((t2 - t1)) s, reap $((SECONDS - t2)) s" >&2
+		echo "$load: set-up+traffic $((t1 - t0)) s, teardown $((t2 - t1)) s, reap $((SECONDS - t2)) s" >&2
 	wait_for "objects released" 10 no_objects >/dev/null ||
-		{ echo "objects left: $(sroce_res_counts sroce0) (before: $BASE)"; return 1; }
+		{ echo "objects left: $(sroce_res_counts sroce0) (before: $RES_BEFORE)"; return 1; }
 	return 0
 }
 
 sroce_reset
+# Python imports modules, not .py.gz: a private copy of the pyverbs tests.
+cp -r /usr/share/doc/rdma-core/tests "$PYV/tests" && gunzip -f "$PYV"/tests/*.gz
+modprobe -a null_blk nvmet nvmet-rdma nvme-rdma
+nullb_create && target_subsys_create || echo "# NVMe-oF target set-up failed"
 ktap_plan $(($(wc -w <<<"$KINDS") * 2))
 for kind in $KINDS; do
 	failed=0 start=$SECONDS
+	declare -A per_load=()
 	for ((r = 1; r <= ROUNDS; r++)); do
-		if ! out=$(one_round "$kind" 2>&1); then
+		load=${LOADS[r % ${#LOADS[@]}]}
+		per_load[$load]=$((${per_load[$load]:-0} + 1))
+		if ! out=$(one_round "$kind" "$load" 2>&1); then
 			failed=$((failed + 1))
-			[ $failed -le 3 ] && echo "# $kind round $r: ${out//$'\n'/; }"
+			[ $failed -le 3 ] && echo "# $kind round $r ($load): ${out//$'\n'/; }"
 		elif [ -n "${SROCE_TEARDOWN_VERBOSE:-}" ]; then
-			echo "# $kind round $r: ${out//$'\n'/; }"
+			echo "# $kind round $r ($load): ${out//$'\n'/; }"
 		fi
 	done
-	echo "# $kind: $ROUNDS rounds in $((SECONDS - start)) s, $failed failed"
+	loads=$(for l in "${!per_load[@]}"; do echo -n "$l ${per_load[$l]}, "; done)
+	echo "# $kind: $ROUNDS rounds (${loads%, }) in $((SECONDS - start)) s, $failed failed"
+	unset per_load
 	ktap_check "$kind under traffic: $ROUNDS rounds, no hang, no leftover" test "$failed" = 0
 	ktap_check "after $kind rounds: a new device carries verified traffic" \
 		fresh_device_works
 done
+target_teardown
 sroce_reset
 ip link del sroce_t1 2>/dev/null
+rm -rf "$PYV" "$WORK"
 ktap_finish

@@ -375,6 +375,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		sroce_qp_fail_all(sdev);
 		/* Under RTNL: ib_core finishes the job on its workqueue. */
 		ib_unregister_device_queued(&sdev->ibdev);
 		break;

@@ -153,6 +153,31 @@ struct sroce_pool_elem *sroce_pool_get(struct sroce_pool *pool, u32 index)
 	return elem;
 }
 
+/**
+ * sroce_pool_get_next - the next live object at or after *@index, referenced
+ * @pool: the pool
+ * @index: where to start; set to the index found
+ *
+ * For walks over every object: for (i = 0; (e = get_next(p, &i)); i++).
+ *
+ * Context: any.
+ * Return: the element (release with sroce_pool_put()), or NULL at the end.
+ */
+struct sroce_pool_elem *sroce_pool_get_next(struct sroce_pool *pool,
+					    u32 *index)
+{
+	struct sroce_pool_elem *elem;
+	unsigned long flags, i = *index;
+
+	xa_lock_irqsave(&pool->xa, flags);
+	xa_for_each_start(&pool->xa, i, elem, *index)
+		if (kref_get_unless_zero(&elem->ref))
+			break;
+	xa_unlock_irqrestore(&pool->xa, flags);
+	*index = i;
+	return elem;
+}
+
 static void sroce_pool_release(struct kref *ref)
 {
 	struct sroce_pool_elem *elem =

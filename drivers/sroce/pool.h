@@ -54,6 +54,8 @@ void sroce_pool_unpublish(struct sroce_pool *pool,
 void sroce_pool_drop_and_wait(struct sroce_pool_elem *elem);
 
 struct sroce_pool_elem *sroce_pool_get(struct sroce_pool *pool, u32 index);
+struct sroce_pool_elem *sroce_pool_get_next(struct sroce_pool *pool,
+					    u32 *index);
 
 static inline void sroce_pool_elem_get(struct sroce_pool_elem *elem)
 {

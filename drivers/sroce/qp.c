@@ -117,8 +117,14 @@ static void sroce_qp_cleanup_rings(struct sroce_qp *qp)
 	sroce_queue_cleanup(&qp->sq);
 }
 
-/* WQE copies kept in flight by the requester, at most this many. */
+/*
+ * WQE copies kept in flight by the requester: at most this many, and at
+ * first only a few. The requester doubles the array when a QP keeps more
+ * WQEs in flight (sroce_req_fill()), so an idle or lightly used QP does
+ * not pay for 128 copies.
+ */
 #define SROCE_MAX_INFLIGHT_WQES	128
+#define SROCE_FIRST_INFLIGHT_WQES	2
 
 /* The engine's memory: WQE copies, the receive WQE copy, READ resources. */
 static int sroce_qp_init_engine(struct sroce_qp *qp)
@@ -126,23 +132,43 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 	u32 n = min_t(u32, qp->sq.index_mask + 1, SROCE_MAX_INFLIGHT_WQES);
 	size_t elem = roundup_pow_of_two(sroce_swqe_size(qp->sq_max_sge,
 							  qp->sq_max_inline));
+	u32 rq_sge = qp->srq ? qp->srq->max_sge : qp->rq_max_sge;
 	int err;
 
 	sroce_task_qp_init(qp);
 	err = sroce_txflow_init(qp);
 	if (err)
 		return err;
+	qp->swqe_max = n;
+	n = min_t(u32, n, SROCE_FIRST_INFLIGHT_WQES);
 	qp->swqe_mask = n - 1;
 	qp->swqe_shift = ilog2(elem);
-	qp->swqes = kvzalloc((size_t)n << qp->swqe_shift, GFP_KERNEL);
-	qp->resp.rwqe = kzalloc(sroce_recv_wqe_size(SROCE_MAX_SGE), GFP_KERNEL);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
-		qp->resp.res = kcalloc(SROCE_RD_RES, sizeof(*qp->resp.res),
-				       GFP_KERNEL);
-	if (!qp->swqes || !qp->resp.rwqe ||
-	    (qp->ibqp.qp_type == IB_QPT_RC && !qp->resp.res))
+	if (((size_t)n << qp->swqe_shift) <= sizeof(qp->swqe_first))
+		qp->swqes = qp->swqe_first;
+	else
+		qp->swqes = kvzalloc((size_t)n << qp->swqe_shift, GFP_KERNEL);
+	qp->resp.rwqe = kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
+	if (!qp->swqes || !qp->resp.rwqe)
 		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * The READ/ATOMIC resources of an RC QP, allocated (outside qp->lock) for
+ * the modify that first gives max_dest_rd_atomic, which INIT -> RTR must.
+ * The array is never replaced: the responder may hold a pointer into it.
+ */
+static struct sroce_rd_res *sroce_qp_alloc_res(struct sroce_qp *qp,
+					       const struct ib_qp_attr *attr,
+					       int mask, u32 *count)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    !(mask & IB_QP_MAX_DEST_RD_ATOMIC) || READ_ONCE(qp->resp.res))
+		return NULL;
+	*count = clamp_t(u32, roundup_pow_of_two(max_t(u32, 1,
+					attr->max_dest_rd_atomic)),
+			 SROCE_RD_RES_MIN, SROCE_RD_RES_MAX);
+	return kcalloc(*count, sizeof(struct sroce_rd_res), GFP_KERNEL);
 }
 
 static void sroce_qp_free_engine(struct sroce_qp *qp)
@@ -150,7 +176,8 @@ static void sroce_qp_free_engine(struct sroce_qp *qp)
 	sroce_txflow_destroy(qp);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
-	kvfree(qp->swqes);
+	if (qp->swqes != qp->swqe_first)
+		kvfree(qp->swqes);
 }
 
 static void sroce_qp_get_cap(struct sroce_qp *qp, struct ib_qp_cap *cap)
@@ -362,7 +389,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->resp.cur_read = NULL;
 	qp->resp.msn = 0;
 	if (qp->resp.res)
-		memset(qp->resp.res, 0, SROCE_RD_RES * sizeof(*qp->resp.res));
+		memset(qp->resp.res, 0, qp->resp.res_count * sizeof(*qp->resp.res));
 }
 
 static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -394,13 +421,27 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	}
 }
 
+/*
+ * A QP may not become ready (RTR, RTS) once the netdev is going away;
+ * checked under qp->lock, which sroce_qp_fail_all() takes after setting
+ * netdev_gone, so a QP either sees the flag here or is failed there.
+ */
+static bool sroce_qp_dev_gone(struct sroce_qp *qp, enum ib_qp_state cur,
+			      enum ib_qp_state next)
+{
+	return next != cur && (next == IB_QPS_RTR || next == IB_QPS_RTS) &&
+	       READ_ONCE(to_sdev(qp->ibqp.device)->netdev_gone);
+}
+
 static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, next;
+	struct sroce_rd_res *res;
 	struct rxe_av av = {};
 	unsigned long flags;
+	u32 res_count = 0;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -413,16 +454,29 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		if (err)
 			return err;
 	}
+	res = sroce_qp_alloc_res(qp, attr, mask, &res_count);
+	if (res_count && !res)
+		return -ENOMEM;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	err = !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask) ? -EINVAL :
+	      sroce_qp_dev_gone(qp, cur, next) ? -ENODEV : 0;
+	if (err) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		return -EINVAL;
+		kfree(res);
+		return err;
+	}
+	if (res && !qp->resp.res) {	/* before the state lets it be used */
+		qp->resp.res_count = res_count;
+		qp->resp.res_head = 0;
+		qp->resp.res = res;
+		res = NULL;
 	}
 	sroce_qp_apply(qp, attr, mask, &av);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	kfree(res);		/* a concurrent modify allocated them first */
 	/* Entering RTS may start posted work; entering ERR flushes it. */
 	if ((mask & IB_QP_STATE) && next != IB_QPS_RESET)
 		sroce_task_sched(qp);
@@ -457,6 +511,32 @@ void sroce_qp_error(struct sroce_qp *qp)
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	sroce_task_sched(qp);
+}
+
+/**
+ * sroce_qp_fail_all - the netdev is going away: fail every QP of @sdev
+ * @sdev: the device
+ *
+ * Nothing will leave or arrive on the netdev again, and ib_core is about
+ * to remove the device. On the way its clients (nvme-rdma, nvmet-rdma,
+ * rpcrdma) shut their connections down; with the QPs alive their last
+ * messages would wait for the consumers' own timeouts (a minute and more
+ * for NVMe), and the netdev's unregistration with them. In the error
+ * state the QPs flush their work at once, as a NIC that lost its link for
+ * good does. The GSI QP stays: ib_mad owns it and goes with the device.
+ *
+ * Context: process context (the netdev notifier, under RTNL).
+ */
+void sroce_qp_fail_all(struct sroce_dev *sdev)
+{
+	struct sroce_pool_elem *elem;
+	u32 i;
+
+	WRITE_ONCE(sdev->netdev_gone, true);
+	for (i = SROCE_MIN_QPN; (elem = sroce_pool_get_next(&sdev->qp_pool, &i)); i++) {
+		sroce_qp_error(container_of(elem, struct sroce_qp, elem));
+		sroce_pool_put(elem);
+	}
 }
 
 /**

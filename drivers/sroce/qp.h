@@ -84,10 +84,19 @@ struct sroce_qp {
 	struct wait_queue_entry tx_wait;	/* on its wait queue while throttled */
 	bool tx_throttled;
 
-	/* Kernel copies of the send WQEs between sq.cons and req.snap. */
+	/*
+	 * Kernel copies of the send WQEs between sq.cons and req.snap, in a
+	 * power-of-two array that grows up to @swqe_max entries.
+	 */
 	u8 *swqes;
 	u32 swqe_mask;
 	u32 swqe_shift;
+	u32 swqe_max;
+	/*
+	 * The first, small array lives here: ib_core allocates the QP with
+	 * kzalloc, whose 2 KiB object has this much room to spare anyway.
+	 */
+	u8 swqe_first[512] __aligned(8);
 
 	struct sroce_req_state {
 		u32 index;		/* SQ index being sent */
@@ -124,7 +133,8 @@ struct sroce_qp {
 			u32 len;
 		} write;
 		/* READ and ATOMIC requests kept for duplicates (RC) */
-		struct sroce_rd_res *res;
+		struct sroce_rd_res *res;	/* set once, at the first RTR */
+		u32 res_count;
 		u32 res_head;
 		struct sroce_rd_res *cur_read;	/* responses still to send */
 		u32 cur_read_psn;		/* PSN the next response carries */
@@ -160,6 +170,7 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_fail_all(struct sroce_dev *sdev);
 
 extern const struct ib_device_ops sroce_qp_ops;
 

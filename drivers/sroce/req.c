@@ -470,6 +470,34 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	return true;
 }
 
+/*
+ * Double the array of WQE copies, keeping each copy at its index. Called
+ * only between WQEs, when the engine holds no pointer into the array. The
+ * engine may run where reclaim must not recurse into storage that waits
+ * for this QP (NVMe over Fabrics), so the allocation does not sleep; when
+ * it fails, the QP carries on with fewer WQEs in flight.
+ */
+static bool sroce_req_grow_swqes(struct sroce_qp *qp)
+{
+	u32 n = qp->swqe_mask + 1, i;
+	u8 *bigger;
+
+	if (n >= qp->swqe_max)
+		return false;
+	bigger = kzalloc((size_t)n << (qp->swqe_shift + 1),
+			 GFP_NOWAIT | __GFP_NOWARN);
+	if (!bigger)
+		return false;
+	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask)
+		memcpy(bigger + ((size_t)(i & (2 * n - 1)) << qp->swqe_shift),
+		       sroce_swqe_at(qp, i), (size_t)1 << qp->swqe_shift);
+	if (qp->swqes != qp->swqe_first)
+		kvfree(qp->swqes);
+	qp->swqes = bigger;
+	qp->swqe_mask = 2 * n - 1;
+	return true;
+}
+
 /* Copy WQEs out of the ring while there is room for their copies. */
 static bool sroce_req_fill(struct sroce_qp *qp)
 {
@@ -477,7 +505,8 @@ static bool sroce_req_fill(struct sroce_qp *qp)
 
 	if (qp->req.snap == prod)
 		return qp->req.index != qp->req.snap;
-	if (((qp->req.snap - qp->sq.cons) & qp->sq.index_mask) > qp->swqe_mask)
+	if (((qp->req.snap - qp->sq.cons) & qp->sq.index_mask) > qp->swqe_mask &&
+	    !sroce_req_grow_swqes(qp))
 		return qp->req.index != qp->req.snap;
 	sroce_req_copy_wqe(qp, qp->req.snap);
 	qp->req.snap = (qp->req.snap + 1) & qp->sq.index_mask;

@@ -389,7 +389,7 @@ static struct sroce_rd_res *sroce_res_new(struct sroce_qp *qp)
 {
 	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_head];
 
-	qp->resp.res_head = (qp->resp.res_head + 1) % SROCE_RD_RES;
+	qp->resp.res_head = (qp->resp.res_head + 1) % qp->resp.res_count;
 	if (qp->resp.cur_read == res)
 		qp->resp.cur_read = NULL;
 	memset(res, 0, sizeof(*res));
@@ -402,7 +402,7 @@ static struct sroce_rd_res *sroce_res_find(struct sroce_qp *qp, u32 psn,
 {
 	int i;
 
-	for (i = 0; i < SROCE_RD_RES; i++) {
+	for (i = 0; i < qp->resp.res_count; i++) {
 		struct sroce_rd_res *res = &qp->resp.res[i];
 
 		if (!res->valid || (res->opcode == SROCE_OP_RC_READ_REQUEST) != read)

@@ -11,7 +11,13 @@
 
 struct sroce_qp;
 
-#define SROCE_RD_RES		32	/* READ/ATOMIC kept for duplicates */
+/*
+ * READ/ATOMIC requests an RC responder keeps to answer duplicates: as many
+ * as max_dest_rd_atomic at its first transition to RTR (a peer has at most
+ * that many outstanding), within these bounds.
+ */
+#define SROCE_RD_RES_MIN	8
+#define SROCE_RD_RES_MAX	128
 
 bool sroce_resp_run(struct sroce_qp *qp);
 bool sroce_resp_flush(struct sroce_qp *qp);

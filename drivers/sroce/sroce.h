@@ -58,6 +58,12 @@ struct sroce_dev {
 	bool unregistered;
 
 	/*
+	 * Set (once) when the netdev is being unregistered: no packet will
+	 * leave or arrive again, so no QP may become ready to send.
+	 */
+	bool netdev_gone;
+
+	/*
 	 * Numbered objects (pool.h). MRs and MWs share one pool so that an
 	 * lkey/rkey names exactly one of them: key = index << 8 | variant.
 	 */

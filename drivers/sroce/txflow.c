@@ -50,6 +50,20 @@ static int sroce_txflow_wake(struct wait_queue_entry *wait, unsigned int mode,
 	return 1;
 }
 
+/*
+ * Take @qp's entry off its socket's wait queue if it is on it. list_del_init,
+ * not __remove_wait_queue(): "not queued" is an empty entry, and the next
+ * sroce_txflow_full() tests that before it queues the entry again.
+ */
+static void sroce_txflow_unqueue(struct sroce_qp *qp, struct socket *sock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sock->wq.wait.lock, flags);
+	list_del_init(&qp->tx_wait.entry);
+	spin_unlock_irqrestore(&sock->wq.wait.lock, flags);
+}
+
 /**
  * sroce_txflow_init - give @qp the socket its packets are charged to
  * @qp: a QP being created
@@ -84,15 +98,11 @@ int sroce_txflow_init(struct sroce_qp *qp)
 void sroce_txflow_destroy(struct sroce_qp *qp)
 {
 	struct socket *sock = qp->tx_sock;
-	unsigned long flags;
 
 	if (!sock)
 		return;
 	/* After this no wake-up can reach the QP. */
-	spin_lock_irqsave(&sock->wq.wait.lock, flags);
-	if (!list_empty(&qp->tx_wait.entry))
-		__remove_wait_queue(&sock->wq.wait, &qp->tx_wait);
-	spin_unlock_irqrestore(&sock->wq.wait.lock, flags);
+	sroce_txflow_unqueue(qp, sock);
 	qp->tx_sock = NULL;
 	sock_release(sock);
 }
@@ -144,10 +154,7 @@ bool sroce_txflow_full(struct sroce_qp *qp)
 	smp_mb();
 	if (!sock_writeable(sk))
 		return true;
-	spin_lock_irqsave(&sock->wq.wait.lock, flags);
-	if (!list_empty(&qp->tx_wait.entry))
-		__remove_wait_queue(&sock->wq.wait, &qp->tx_wait);
-	spin_unlock_irqrestore(&sock->wq.wait.lock, flags);
+	sroce_txflow_unqueue(qp, sock);
 	WRITE_ONCE(qp->tx_throttled, false);
 	return false;
 }

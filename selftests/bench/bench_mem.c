@@ -5,8 +5,10 @@
  *	bench_mem DEVICE [NQP [DEPTH [NMR [MRSIZE]]]]
  *
  * Creates NQP (1000) RC QPs with DEPTH (128) send and receive slots, one
- * SGE each, on one CQ, then registers NMR (1000) MRs of MRSIZE (65536)
- * bytes each. Around each batch it reads /proc/meminfo (Slab, VmallocUsed)
+ * SGE each, on one CQ, and takes each to RTS, connected to itself over the
+ * port's first IPv4 RoCE v2 GID (a QP costs what it costs once it can move
+ * data: both drivers allocate part of a QP's state when it is modified),
+ * then registers NMR (1000) MRs of MRSIZE (65536) bytes each. Around each batch it reads /proc/meminfo (Slab, VmallocUsed)
  * and /proc/slabinfo (sum of num_objs * objsize) and prints the growth
  * divided by the batch size, one "key=value" per line:
  *
@@ -21,6 +23,7 @@
  * Exit status 0 when every object was created and destroyed.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +144,73 @@ static struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/* Index of the port's first RoCE v2 GID holding an IPv4 address, or -1. */
+static int roce_v2_ipv4_gid(struct ibv_context *ctx)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	char path[256], type[32];
+	union ibv_gid gid;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
+			 ibv_get_device_name(ctx->device), i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(type, sizeof(type), f))
+			type[0] = 0;
+		fclose(f);
+		if (strncmp(type, "RoCE v2", 7) || ibv_query_gid(ctx, 1, i, &gid))
+			continue;
+		if (!memcmp(gid.raw, v4mapped, sizeof(v4mapped)))
+			return i;
+	}
+	return -1;
+}
+
+/* RESET -> INIT -> RTR -> RTS, with the QP as its own peer. */
+static int connect_self(struct ibv_qp *qp, int gid_index)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_query_gid(qp->context, 1, gid_index, &a.ah_attr.grh.dgid) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
+}
+
 static int qps(struct ibv_pd *pd, struct ibv_cq *cq, int n, int depth)
 {
 	struct ibv_qp_init_attr attr = {
@@ -152,14 +222,27 @@ static int qps(struct ibv_pd *pd, struct ibv_cq *cq, int n, int depth)
 	struct snap *s = calloc(3, sizeof(*s));
 	int i, rc = 0;
 
+	int gid_index = roce_v2_ipv4_gid(pd->context);
+
 	if (!qp || !s)
 		return 1;
+	if (gid_index < 0) {
+		fprintf(stderr, "no IPv4 RoCE v2 GID on port 1\n");
+		return 1;
+	}
 	take(&s[0]);
 	for (i = 0; i < n; i++) {
 		qp[i] = ibv_create_qp(pd, &attr);
 		if (!qp[i]) {
 			fprintf(stderr, "create_qp %d: %s\n", i, strerror(errno));
 			rc = 1;
+			break;
+		}
+		if (connect_self(qp[i], gid_index)) {
+			fprintf(stderr, "modify_qp %d to RTS: %s\n", i,
+				strerror(errno));
+			rc = 1;
+			i++;
 			break;
 		}
 	}
