@@ -62,6 +62,8 @@ ALLOW_PATTERNS=(
 	# fault ip:... in libfoo.so"): the kernel only reports it; the test
 	# that ran the program fails on its exit status.
 	'traps: .*\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+'
+	# The debug kernel's boot banner (PROVE_RCU), not a report.
+	'rcu: .*RCU lockdep checking is enabled\.$'
 )
 
 # Taint bits that are expected: O (4096, out-of-tree module) and
