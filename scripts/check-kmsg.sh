@@ -49,6 +49,8 @@ BAD_PATTERNS=(
 	'sleeping function called from invalid context'
 	'ODEBUG: (.*object type: |object .* on stack|Out of memory)'	# not "ODEBUG: selftest passed"
 	'list_add corruption'
+	'BUG [^ ]+ \((Not tainted|Tainted: [^)]*)\): '	# SLUB (slub_debug): "BUG kmalloc-64 (Not tainted): Redzone overwritten"
+	'pagealloc: (single bit error|memory corruption)'	# page_poison
 	'list_del corruption'
 	'stack-protector'
 	'unregister_netdevice: waiting for'	# netdev refcount leak
@@ -63,7 +65,7 @@ ALLOW_PATTERNS=(
 	# that ran the program fails on its exit status.
 	'traps: .*\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+'
 	# The debug kernel's boot banner (PROVE_RCU), not a report.
-	'rcu: .*RCU lockdep checking is enabled\.$'
+	'rcu: .*RCU lockdep checking is enabled\.'
 )
 
 # Taint bits that are expected: O (4096, out-of-tree module) and

@@ -3,8 +3,9 @@
 #
 # make test, after set-up and build: the host-side checks (make check, the
 # user-space unit tests of the pure wire code), then every guest test in one
-# guest boot, then the two-guest interop suite (selftests/pair/run.sh:
-# rdma_rxe <-> sroce across two guests). selftests/run.sh folds the host
+# guest boot, then the hostile-input tests again with the kernel's slab
+# checks on (scripts/test-checked.sh), then the two-guest interop suite
+# (selftests/pair/run.sh: rdma_rxe <-> sroce across two guests). selftests/run.sh folds the host
 # and the pair results into its totals and prints the closing
 # "N passed, N failed, N skipped" line.  SROCE_SKIP_PAIR=1 leaves the pair
 # suite out (for a quick local run; CI never sets it).
@@ -50,4 +51,5 @@ make -s module >/dev/null
 
 pair=selftests/pair/run.sh
 [ -z "${SROCE_SKIP_PAIR:-}" ] || pair=
-SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER=$pair selftests/run.sh
+SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER="scripts/test-checked.sh;$pair" \
+	selftests/run.sh

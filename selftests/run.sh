@@ -29,10 +29,12 @@
 #                            print-tests-debug)
 #   SROCE_RUN_EXTRA_RESULTS  file of host-side TAP lines (ok/not ok ...) to
 #                            count as well, e.g. from `make check`
-#   SROCE_RUN_AFTER          a command run after the guest suite whose
-#                            top-level TAP lines are counted too, e.g. the
-#                            two-guest suite selftests/pair/run.sh (its
-#                            exit status counts like a test's)
+#   SROCE_RUN_AFTER          commands (separated by ";") run after the
+#                            guest suite, each one's top-level TAP lines
+#                            counted too, e.g. the two-guest suite
+#                            selftests/pair/run.sh (its exit status counts
+#                            like a test's)
+#   SROCE_GUEST_APPEND       more kernel command line for the guest
 #   SROCE_*                  all passed on to the tests in the guest
 set -euo pipefail
 
@@ -208,7 +210,7 @@ main() {
 
 	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each unless a test asks for more, VM limit ${timeout}s"
 	vm_log=$(cd "$REPO" && scripts/vm-run.sh --quiet --timeout "$timeout" \
-		--out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
+		--append "${SROCE_GUEST_APPEND:-}" --out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
 
 	for t in "${tests[@]}"; do
 		name=${t##*/}
@@ -234,7 +236,11 @@ main() {
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm-run.sh" 0 1 0 "$vm_rc")")
 	fi
 	[[ -z ${SROCE_RUN_EXTRA_RESULTS:-} ]] || tally_extra "$SROCE_RUN_EXTRA_RESULTS"
-	[[ -z ${SROCE_RUN_AFTER:-} ]] || tally_after "$SROCE_RUN_AFTER"
+	local after afters=()
+	IFS=';' read -r -a afters <<<"${SROCE_RUN_AFTER:-}"
+	for after in "${afters[@]}"; do
+		[[ -z $after ]] || tally_after "$after"
+	done
 
 	echo "# ---- summary ----"
 	printf '# %-32s %5s %5s %5s  %s\n' test pass fail skip exit
