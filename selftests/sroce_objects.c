@@ -9,8 +9,11 @@
  * harness forks one per test), so tests share no state.
  *
  * Environment:
- *   SROCE_DEV  RDMA device name (default: the first device)
- *   SROCE_GID  GID index of the port's IPv4-mapped RoCEv2 GID (default 1)
+ *   SROCE_DEV     RDMA device name (default: the first device)
+ *   SROCE_GID     GID index of the port's IPv4-mapped RoCEv2 GID (default 1)
+ *   SROCE_FAULTS  set: each test turns on the kernel's fault injection for
+ *                 its own process (/proc/self/make-it-fail) once the device
+ *                 is open (sroce_faults.sh, debug kernel only)
  *
  * Expected values are those of Linux's own rdma_rxe (Debian 6.1) driven by
  * the same provider, since sroce speaks its user ABI.  Where an error comes
@@ -63,6 +66,27 @@ static int env_gid_index(void)
 	return s && *s ? atoi(s) : 1;
 }
 
+/*
+ * Fault injection (SROCE_FAULTS) for this process and what it forks, on
+ * once libibverbs has found the device and loaded its provider, and off
+ * around running other programs: the guest's root is 9p, and failed
+ * allocations in a path walk there have left the whole guest unable to run
+ * programs.
+ */
+static void faults_set(bool on)
+{
+	int fd;
+
+	if (!getenv("SROCE_FAULTS"))
+		return;
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, on ? "1" : "0", 1) != 1)
+			perror("make-it-fail");
+		close(fd);
+	}
+}
+
 static void open_dev(struct __test_metadata *_metadata, struct dev *d)
 {
 	const char *want = getenv("SROCE_DEV");
@@ -88,6 +112,7 @@ static void open_dev(struct __test_metadata *_metadata, struct dev *d)
 	ASSERT_EQ(0, ibv_query_device_ex(d->ctx, NULL, &d->attr));
 	ASSERT_EQ(0, ibv_query_port(d->ctx, PORT, &d->port));
 	ASSERT_EQ(0, ibv_query_gid(d->ctx, PORT, d->gid_index, &d->gid));
+	faults_set(true);
 }
 
 static void close_dev(struct dev *d)
@@ -1667,7 +1692,9 @@ static int res_count(const char *dev, int type, int pid)
 	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", res_name[type]);
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);
 	snprintf(link, sizeof(link), "%s/", dev);
+	faults_set(false);	/* not in the programs it runs */
 	f = popen(cmd, "r");
+	faults_set(true);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -1693,7 +1720,9 @@ static int res_summary(const char *dev, int counts[RES_N])
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", dev);
+	faults_set(false);	/* not in the programs it runs */
 	f = popen(cmd, "r");
+	faults_set(true);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -1832,6 +1861,7 @@ TEST_F_TIMEOUT(teardown, sigkill, 60)
 	EXPECT_EQ(1, live[RES_CTX]);
 	if (live[RES_QP] != 3 || live[RES_PD] != 1) {
 		fflush(NULL);
+		faults_set(false);
 		if (system("rdma resource show qp; rdma resource show pd") == -1)
 			TH_LOG("cannot run rdma");
 	}
