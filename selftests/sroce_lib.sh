@@ -161,3 +161,49 @@ sroce_pingpong_ok() {
 	timeout 60 ibv_rc_pingpong -d "$1" -g "$2" -n "${3:-50}" -c 127.0.0.1 >/dev/null 2>&1 || return 1
 	wait $spid
 }
+
+# The lines `rping -v` prints for COUNT pings of SIZE bytes, each prefixed
+# with $3: rping's client fills its buffer with "rdma-ping-N: " and then
+# the letters 'A'..'z' (65..122) round and round, starting one letter
+# further on each ping, and ends it with a NUL at SIZE-1.
+rping_expected() {
+	awk -v n="$1" -v size="$2" -v lead="$3" 'BEGIN {
+		for (c = 65; c <= 122; c++)
+			cyc = cyc sprintf("%c", c)
+		rep = cyc
+		while (length(rep) < size + 58)
+			rep = rep rep
+		start = 65
+		for (p = 0; p < n; p++) {
+			s = sprintf("rdma-ping-%d: ", p)
+			if (length(s) >= size - 1)
+				s = substr(s, 1, size - 1)
+			else
+				s = s substr(rep, start - 65 + 1, size - 1 - length(s))
+			print lead s
+			if (++start > 122)
+				start = 65
+		}
+	}'
+}
+
+# rping_check FILE LEAD SIZE COUNT: the ping lines of FILE that start
+# with LEAD are exactly what rping's pattern predicts.
+rping_check() {
+	local file=$1 lead=$2 size=$3 count=$4 got
+	got=$(grep -c "^$lead" "$file")
+	if [ "$got" != "$count" ]; then
+		echo "$got lines start with '$lead', expected $count"
+		return 1
+	fi
+	# (no process substitution: the guest has no /dev/fd)
+	rping_expected "$count" "$size" "$lead" >"$file.want"
+	grep "^$lead" "$file" >"$file.got"
+	if ! cmp -s "$file.got" "$file.want"; then
+		echo "'$lead' lines differ from rping's pattern:" \
+		     "$(cmp "$file.got" "$file.want" 2>&1 | sed 's/^[^ ]* [^ ]* //')"
+		rm -f "$file.got" "$file.want"
+		return 1
+	fi
+	rm -f "$file.got" "$file.want"
+}

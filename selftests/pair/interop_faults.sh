@@ -9,7 +9,7 @@
 # Under each, with sroce as client and as server:
 #   - rping -v -V: SEND, RDMA READ and RDMA WRITE of COUNT pings; -V
 #     validates every ping read back, and every ping line of both sides
-#     must be exactly rping's data pattern (pair_rping_check);
+#     must be exactly rping's data pattern (rping_check);
 #   - ibv_rc_pingpong -c: SENDs of 16 KiB, every received buffer checked;
 #     both sides keep their QP 3 s after they are done (qp_linger.so), so
 #     that a lost last ACK is answered when the peer retransmits.
@@ -69,9 +69,9 @@ check_output() {
 	rping)
 		! grep -q 'data mismatch' "$log" || { echo "$side: rping -V data mismatch"; return 1; }
 		if [ "$side" = client ]; then
-			pair_rping_check "$log" "ping data: " $PING_SIZE $PING_COUNT
+			rping_check "$log" "ping data: " $PING_SIZE $PING_COUNT
 		else
-			pair_rping_check "$log" "server ping data: " $PING_SIZE $PING_COUNT
+			rping_check "$log" "server ping data: " $PING_SIZE $PING_COUNT
 		fi ;;
 	rc_pingpong)
 		grep -q 'iters in' "$log" || { echo "$side: no 'iters in' line"; return 1; }

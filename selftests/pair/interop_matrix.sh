@@ -171,9 +171,9 @@ check_output() {
 	rping)
 		! grep -q 'data mismatch' "$log" || { echo "$side: rping -V data mismatch"; return 1; }
 		if [ "$side" = client ]; then
-			pair_rping_check "$log" "ping data: " $PING_SIZE $PING_COUNT || return 1
+			rping_check "$log" "ping data: " $PING_SIZE $PING_COUNT || return 1
 		else
-			pair_rping_check "$log" "server ping data: " $PING_SIZE $PING_COUNT || return 1
+			rping_check "$log" "server ping data: " $PING_SIZE $PING_COUNT || return 1
 		fi ;;
 	*)
 		[ "$side" = client ] || return 0
