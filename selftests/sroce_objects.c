@@ -69,9 +69,9 @@ static int env_gid_index(void)
 /*
  * Fault injection (SROCE_FAULTS) for this process and what it forks, on
  * once libibverbs has found the device and loaded its provider, and off
- * around running other programs: the guest's root is 9p, and failed
- * allocations in a path walk there have left the whole guest unable to run
- * programs.
+ * around running other programs: the guest's root is 9p under overlayfs,
+ * and failed allocations while reading from it have left the whole guest
+ * unable to run programs.
  */
 static void faults_set(bool on)
 {
@@ -79,6 +79,13 @@ static void faults_set(bool on)
 
 	if (!getenv("SROCE_FAULTS"))
 		return;
+	/*
+	 * Every page of the program and its libraries resident first: a
+	 * page fault that reads from 9p with allocations failing has left
+	 * libc unloadable for every later exec in the guest.
+	 */
+	if (on && mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("mlockall");
 	fd = open("/proc/self/make-it-fail", O_WRONLY);
 	if (fd >= 0) {
 		if (write(fd, on ? "1" : "0", 1) != 1)
