@@ -7,20 +7,23 @@
 #   link     rdma link delete of the device
 #   netdev   ip link del of the netdev the device sits on (a veth)
 #   rmmod    rmmod sroce (user contexts are disassociated)
-# The loads take turns, round by round (SROCE_TEARDOWN_LOADS):
+# Loads:
 #   perftest ib_write_bw (server and client on the device's own GID, for a
-#            minute) and an ibv_rc_pingpong pair
+#            minute) and an ibv_rc_pingpong pair: SROCE_TEARDOWN_ROUNDS
+#            rounds of each kind (50)
 #   pyverbs  the rdma-core pyverbs suite's traffic tests (QP, QP-ex and
 #            rdma_cm traffic), torn down once it holds QPs
 #   nvme     NVMe over Fabrics: nvmet-rdma target and nvme-rdma host on
 #            sroce0, fio random I/O on the namespace, torn down once I/O
 #            completes; the host disconnects after the round
+# The last two (SROCE_TEARDOWN_HEAVY) cost 5-9 s a round to start, so
+# each gets SROCE_TEARDOWN_HEAVY_ROUNDS rounds of each kind (5), spread
+# over the perftest rounds.
 # The teardown command must return within 30 s, every traffic process must
 # be gone within 10 s of kill -9 (none stuck in the kernel), the object
 # counts must go back to nothing, and a new device must carry verified
-# traffic at once.  SROCE_TEARDOWN_ROUNDS rounds of each kind (50; a round
-# costs 3-8 s under TCG on an idle 2-core host, most of it the load
-# starting up).
+# traffic at once. A perftest round costs 3-4 s under TCG on an idle
+# 2-core host.
 # sroce-timeout: 3000
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh &&
@@ -28,7 +31,8 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh &
 
 ROUNDS=${SROCE_TEARDOWN_ROUNDS:-50}
 KINDS=${SROCE_TEARDOWN_KINDS:-kill link netdev rmmod}
-read -r -a LOADS <<<"${SROCE_TEARDOWN_LOADS:-perftest pyverbs nvme}"
+read -r -a HEAVY <<<"${SROCE_TEARDOWN_HEAVY-pyverbs nvme}"
+HEAVY_ROUNDS=${SROCE_TEARDOWN_HEAVY_ROUNDS:-5}
 ADDR6=2001:db8:8::1
 GID6=2001:0db8:0008:0000:0000:0000:0000:0001
 ADDR=198.51.100.1	# the NVMe-oF port (nvmeof_lib.sh)
@@ -184,24 +188,36 @@ sroce_reset
 cp -r /usr/share/doc/rdma-core/tests "$PYV/tests" && gunzip -f "$PYV"/tests/*.gz
 modprobe -a null_blk nvmet nvmet-rdma nvme-rdma
 nullb_create && target_subsys_create || echo "# NVMe-oF target set-up failed"
+# run_round KIND LOAD R: one round, its failure counted and shown.
+run_round() {
+	local out
+	per_load[$2]=$((${per_load[$2]:-0} + 1))
+	if ! out=$(one_round "$1" "$2" 2>&1); then
+		failed=$((failed + 1))
+		[ $failed -le 3 ] && echo "# $1 round $3 ($2): ${out//$'\n'/; }"
+	elif [ -n "${SROCE_TEARDOWN_VERBOSE:-}" ]; then
+		echo "# $1 round $3 ($2): ${out//$'\n'/; }"
+	fi
+}
+
 ktap_plan $(($(wc -w <<<"$KINDS") * 2))
 for kind in $KINDS; do
-	failed=0 start=$SECONDS
+	failed=0 start=$SECONDS n=0
 	declare -A per_load=()
 	for ((r = 1; r <= ROUNDS; r++)); do
-		load=${LOADS[r % ${#LOADS[@]}]}
-		per_load[$load]=$((${per_load[$load]:-0} + 1))
-		if ! out=$(one_round "$kind" "$load" 2>&1); then
-			failed=$((failed + 1))
-			[ $failed -le 3 ] && echo "# $kind round $r ($load): ${out//$'\n'/; }"
-		elif [ -n "${SROCE_TEARDOWN_VERBOSE:-}" ]; then
-			echo "# $kind round $r ($load): ${out//$'\n'/; }"
+		run_round "$kind" perftest $((++n))
+		# the heavy loads spread evenly over the perftest rounds
+		if ((HEAVY_ROUNDS > 0 && r % (ROUNDS / HEAVY_ROUNDS > 0 ? ROUNDS / HEAVY_ROUNDS : 1) == 0 &&
+		     ${per_load[${HEAVY[0]:-none}]:-0} < HEAVY_ROUNDS)); then
+			for load in "${HEAVY[@]}"; do
+				run_round "$kind" "$load" $((++n))
+			done
 		fi
 	done
 	loads=$(for l in "${!per_load[@]}"; do echo -n "$l ${per_load[$l]}, "; done)
-	echo "# $kind: $ROUNDS rounds (${loads%, }) in $((SECONDS - start)) s, $failed failed"
+	echo "# $kind: $n rounds (${loads%, }) in $((SECONDS - start)) s, $failed failed"
 	unset per_load
-	ktap_check "$kind under traffic: $ROUNDS rounds, no hang, no leftover" test "$failed" = 0
+	ktap_check "$kind under traffic: $n rounds, no hang, no leftover" test "$failed" = 0
 	ktap_check "after $kind rounds: a new device carries verified traffic" \
 		fresh_device_works
 done
