@@ -176,8 +176,7 @@ static void sroce_qp_free_engine(struct sroce_qp *qp)
 	sroce_txflow_destroy(qp);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
-	if (qp->swqes != qp->swqe_first)
-		kvfree(qp->swqes);
+	sroce_swqes_free(qp);
 }
 
 static void sroce_qp_get_cap(struct sroce_qp *qp, struct ib_qp_cap *cap)

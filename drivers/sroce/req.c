@@ -50,6 +50,13 @@ struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 		((size_t)(index & qp->swqe_mask) << qp->swqe_shift));
 }
 
+/* Free the array of WQE copies unless it is the one inside the QP. */
+void sroce_swqes_free(struct sroce_qp *qp)
+{
+	if (qp->swqes != qp->swqe_first)
+		kvfree(qp->swqes);
+}
+
 static u32 sroce_qp_mtu(struct sroce_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
@@ -491,8 +498,7 @@ static bool sroce_req_grow_swqes(struct sroce_qp *qp)
 	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask)
 		memcpy(bigger + ((size_t)(i & (2 * n - 1)) << qp->swqe_shift),
 		       sroce_swqe_at(qp, i), (size_t)1 << qp->swqe_shift);
-	if (qp->swqes != qp->swqe_first)
-		kvfree(qp->swqes);
+	sroce_swqes_free(qp);
 	qp->swqes = bigger;
 	qp->swqe_mask = 2 * n - 1;
 	return true;
