@@ -36,7 +36,9 @@
  * odp (everything again with on-demand paging MRs, and a WRITE into pages
  * the process made read-only is refused),
  * mr_iova_end_2_64 (an MR whose IOVA range ends exactly at 2^64 registers and
- * carries WRITE, READ and FETCH_AND_ADD on its last bytes), and:
+ * carries WRITE, READ and FETCH_AND_ADD on its last bytes), retry_exceeded
+ * (the peer QP vanishes: retry_cnt retries, 7 included, then
+ * IBV_WC_RETRY_EXC_ERR, counted; needs root for sroce's retry_floor_ms), and:
  *
  * Negative cases (each recreates the QPs after the error): bad rkeys (stale,
  * wrong key bits, other PD, missing remote permission) for WRITE and READ;
@@ -213,6 +215,7 @@ struct ctx {
 	uint32_t sq_psn[NSIDE];
 	unsigned int max_send_sge, max_recv_sge, max_rd_sge, max_inline;
 	unsigned int rd_atom, dest_rd_atom;
+	uint8_t qp_timeout, retry_cnt;	/* for the next pair_create */
 	struct batch *b;
 	struct stats st;
 	int errors;
@@ -528,8 +531,8 @@ static int qp_connect(struct ctx *c, int i)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = c->sq_psn[i];
-	a.timeout = 16;		/* 268 ms: TCG guests are slow */
-	a.retry_cnt = 7;
+	a.timeout = c->qp_timeout;
+	a.retry_cnt = c->retry_cnt;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = c->rd_atom;
 	return ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
@@ -744,6 +747,8 @@ static void ctx_open(struct __test_metadata *_metadata, struct ctx *c)
 	ASSERT_EQ(IBV_PORT_ACTIVE, (int)c->port.state);
 	ASSERT_EQ(0, ibv_query_gid(c->ctx, PORT, c->gid_index, &c->gid));
 	c->mtu = mtu_bytes(c->port.active_mtu);
+	c->qp_timeout = 16;	/* 268 ms: TCG guests are slow */
+	c->retry_cnt = 7;
 	c->rd_atom = c->dattr.max_qp_rd_atom < 16 ? c->dattr.max_qp_rd_atom : 16;
 	c->dest_rd_atom = c->dattr.max_qp_init_rd_atom < 16 ? c->dattr.max_qp_init_rd_atom : 16;
 	if (c->rd_atom < 1)
@@ -2472,6 +2477,159 @@ TEST_F_TIMEOUT(rc, send_too_long, 120)
 	neg_send(c, false, OP_SEND, 0, 1, 0);
 	neg_send(c, true, OP_SEND, 2 * mtu, 2 * mtu + 1, 3);
 	neg_send(c, true, OP_SEND_IMM, 64, 4 * mtu, 1);
+	recovery(c);
+	ASSERT_EQ(0, c->errors);
+}
+
+/* A port counter of the device, or -1 when it has none by that name. */
+static long long port_counter(struct ctx *c, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
+		 c->name, PORT, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+#define RETRY_FLOOR "/sys/module/sroce/parameters/retry_floor_ms"
+
+/* Set sroce's retry_floor_ms; return the old value, -1 if there is none. */
+static int retry_floor_set(int ms)
+{
+	FILE *f = fopen(RETRY_FLOOR, "r+");
+	int old = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%d\n", ms);
+	if (fclose(f))
+		return -1;
+	return old;
+}
+
+/*
+ * The peer QP is destroyed under a connected QP: an RDMA WRITE to it gets
+ * no answer (the device drops packets for a QPN nobody owns), so the
+ * requester must retransmit exactly retry_cnt times (7 included: that is
+ * seven, only rnr_retry 7 means for ever) and then complete the WRITE with
+ * IBV_WC_RETRY_EXC_ERR, flush the WR behind it and move to the error state.
+ * exact: the device's retry floor is 0, so the count is exact; otherwise
+ * at least retry_cnt retries, and no sooner than min_s seconds.
+ */
+static void retry_one(struct ctx *c, uint8_t retry_cnt, uint8_t timeout, double min_s,
+		      bool exact)
+{
+	struct ibv_send_wr wr[2], *badwr;
+	struct ibv_sge sg[2];
+	struct ibv_wc wc[2];
+	struct piece src, dst;
+	long long r0, x0, r1, x1;
+	double t0, spent, spec;
+	char what[96];
+	int i, ret;
+
+	snprintf(what, sizeof(what), "retry_cnt %u, timeout %u%s", retry_cnt, timeout,
+		 exact ? ", no floor" : "");
+	c->retry_cnt = retry_cnt;
+	c->qp_timeout = timeout;
+	pair_create(c, false);
+	c->retry_cnt = 7;
+	c->qp_timeout = 16;
+	batch_reset(c, false);
+	if (!place(c, 0, 512, 0, 0, &src) || !place(c, 1, 512, 0, 1, &dst)) {
+		bad(c, "%s: no room for the buffers", what);
+		return;
+	}
+	fill(c, pmem(c, &src), src.len, true);
+	ibv_destroy_qp(c->qp[1]);
+	c->qp[1] = NULL;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 2; i++) {
+		wr[i].wr_id = wrid(c, i, false);
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		sge_of(c, &src, false, &sg[i]);
+		wr[i].wr.rdma.remote_addr = pva(c, &dst);
+		wr[i].wr.rdma.rkey = mb(c, &dst)->mr->rkey;
+	}
+	wr[0].next = &wr[1];
+	r0 = port_counter(c, "completer_retry_err");
+	x0 = port_counter(c, "retry_exceeded_err");
+	t0 = now();
+	ret = ibv_post_send(c->qp[0], &wr[0], &badwr);
+	if (ret) {
+		bad(c, "%s: ibv_post_send: %s", what, strerror(ret));
+		return;
+	}
+	if (!wait_wcs(c, c->scq, wc, 2, 60)) {
+		note("that was: %s", what);
+		return;
+	}
+	spent = now() - t0;
+	r1 = port_counter(c, "completer_retry_err");
+	x1 = port_counter(c, "retry_exceeded_err");
+	if (wc[0].wr_id != wr[0].wr_id || wc[0].status != IBV_WC_RETRY_EXC_ERR)
+		bad(c, "%s: WRITE to a vanished QP: wr_id 0x%" PRIx64 " status %s, want %s",
+		    what, wc[0].wr_id, wcs(wc[0].status), wcs(IBV_WC_RETRY_EXC_ERR));
+	if (wc[1].wr_id != wr[1].wr_id || wc[1].status != IBV_WC_WR_FLUSH_ERR)
+		bad(c, "%s: the WRITE after it: wr_id 0x%" PRIx64 " status %s, want %s",
+		    what, wc[1].wr_id, wcs(wc[1].status), wcs(IBV_WC_WR_FLUSH_ERR));
+	if (qp_state(c, 0) != IBV_QPS_ERR)
+		bad(c, "%s: requester in state %d, want ERR", what, qp_state(c, 0));
+	/* the IBA's timer is a minimum: retry_cnt + 1 periods at least */
+	spec = (retry_cnt + 1) * 4.096e-6 * (double)(1u << timeout);
+	if (spent < spec || spent < min_s)
+		bad(c, "%s: gave up after %.3f s, sooner than %.3f s", what, spent,
+		    spec > min_s ? spec : min_s);
+	if (r0 < 0 || x0 < 0 || r1 < 0 || x1 < 0)
+		bad(c, "%s: no completer_retry_err/retry_exceeded_err counters", what);
+	else if (x1 - x0 != 1 || r1 - r0 < retry_cnt || (exact && r1 - r0 != retry_cnt))
+		bad(c, "%s: retry_exceeded_err +%lld (want +1), completer_retry_err +%lld (want %s%u)",
+		    what, x1 - x0, r1 - r0, exact ? "+" : ">= +", retry_cnt);
+	/* the source back to background; nothing else may have changed */
+	memcpy(pmem(c, &src), pshadow(c, &src), src.len);
+	full_check(c, what, NULL);
+	note("%s: IBV_WC_RETRY_EXC_ERR after %.3f s and %lld retries", what, spent, r1 - r0);
+}
+
+/*
+ * Transport retries run out: see retry_one.  sroce never gives up sooner
+ * than retry_floor_ms after the first timeout (an emulated peer stalls):
+ * the exact counts run with the floor at 0, the last case with sroce's
+ * default floor.  rdma_rxe takes retry_cnt 7 as "for ever", and has no
+ * floor: with it only the first cases run.
+ */
+TEST_F_TIMEOUT(rc, retry_exceeded, 120)
+{
+	if (self->c.skipped)
+		return;
+	struct ctx *c = &self->c;
+	bool is_sroce = !strncmp(c->name, "sroce", 5);
+	int floor = retry_floor_set(0);
+
+	if (is_sroce)
+		ASSERT_LE(0, floor) TH_LOG("cannot set %s: %s", RETRY_FLOOR, strerror(errno));
+	retry_one(c, 0, 10, 0, is_sroce);
+	retry_one(c, 3, 10, 0, is_sroce);
+	if (is_sroce) {
+		retry_one(c, 7, 10, 0, true);
+		ASSERT_EQ(0, retry_floor_set(floor)) TH_LOG("restore %s", RETRY_FLOOR);
+		retry_one(c, 7, 14, floor / 1000.0, false);
+	}
 	recovery(c);
 	ASSERT_EQ(0, c->errors);
 }

@@ -78,8 +78,9 @@ sleep 1
 ibv_rc_pingpong -d sroce0 -g "$idx" -s 4096 -n 100000 $PEER >"$work/rc.out" 2>&1 &
 rcpid=$!
 ktap_check "RC packets parked in the stalled qdisc" wait_for "parked" 30 some_parked
-# ibv_rc_pingpong asks for retry_cnt 7, "retry for ever": it would wait
-# as long as the link stalls.
+# ibv_rc_pingpong asks for retry_cnt 7 and timeout 14: it would give up
+# by itself after seven retries and sroce's retry_floor_ms (4 s); killed
+# before that, with packets parked.
 kill -9 $rcpid
 ktap_check "the killed RC client went away (QP destroyed)" wait_for "rc exit" 20 gone $rcpid
 wait $rcpid 2>/dev/null

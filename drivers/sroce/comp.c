@@ -10,6 +10,7 @@
  * signalled or failed) once every older WQE has been.
  */
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <sroce/params.h>
 
 #include "sroce.h"
@@ -145,6 +146,7 @@ static bool sroce_comp_pending(struct sroce_qp *qp)
 static void sroce_comp_progress(struct sroce_qp *qp)
 {
 	qp->req.retry_cnt = qp->attr.retry_cnt;
+	qp->req.retry_since = 0;
 	qp->req.rnr_retry = qp->attr.rnr_retry;
 	if (sroce_comp_pending(qp))
 		sroce_comp_arm_timer(qp);
@@ -389,6 +391,34 @@ static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_comp_read_resp(qp, skb);
 }
 
+/*
+ * retry_cnt counts retransmissions as the IBA has it: 7 is seven, not "for
+ * ever" (only rnr_retry has that meaning), so a QP whose peer is gone
+ * completes its oldest WQE with IB_WC_RETRY_EXC_ERR instead of holding its
+ * user (NVMe-oF's teardown, say) until a timeout of its own.  But an
+ * emulated peer can stall for longer than 8 x 20 ms: the give-up also waits
+ * until this long after the first timeout.  The IBA's timeout is a minimum,
+ * so a later give-up is within it.
+ */
+static unsigned int retry_floor_ms = 4000;
+module_param(retry_floor_ms, uint, 0644);
+MODULE_PARM_DESC(retry_floor_ms,
+		 "Give up retransmitting (IB_WC_RETRY_EXC_ERR) no sooner than this many ms after the first transport timeout (default 4000)");
+
+static bool sroce_comp_retries_left(struct sroce_qp *qp)
+{
+	unsigned long now = jiffies | 1;	/* 0 means "no timeout yet" */
+
+	if (!qp->req.retry_since)
+		qp->req.retry_since = now;
+	if (qp->req.retry_cnt) {
+		qp->req.retry_cnt--;
+		return true;
+	}
+	return time_before(now, qp->req.retry_since +
+			   msecs_to_jiffies(READ_ONCE(retry_floor_ms)));
+}
+
 /* The transport timer fired: go back, or give up when out of retries. */
 static void sroce_comp_timeout(struct sroce_qp *qp)
 {
@@ -397,13 +427,11 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 
 	if (!w)
 		return;
-	if (!qp->req.retry_cnt) {
+	if (!sroce_comp_retries_left(qp)) {
 		sroce_counter_inc(sdev, SROCE_CNT_RETRY_EXCEEDED);
 		sroce_wqe_finish(qp, w, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	if (qp->req.retry_cnt != 7)
-		qp->req.retry_cnt--;
 	sroce_counter_inc(sdev, SROCE_CNT_COMP_RETRY);
 	sroce_req_rewind(qp, w->opcode == IB_WR_RDMA_READ ?
 			 sroce_read_next_psn(qp, w) : w->first_psn);

@@ -107,6 +107,7 @@ struct sroce_qp {
 		u32 rd_atomic;		/* READ/ATOMIC requests outstanding */
 		u32 retry_cnt;		/* transport retries left */
 		u32 rnr_retry;		/* RNR retries left */
+		unsigned long retry_since; /* jiffies of the first timeout, 0: none */
 		bool ssn_err;
 	} req;
 
