@@ -17,7 +17,7 @@
 #            sroce0, fio random I/O on the namespace, torn down once I/O
 #            completes; the host disconnects after the round
 # The last two cost 5-9 s a round to start, so each one named in
-# SROCE_TEARDOWN_HEAVY (default: pyverbs) gets SROCE_TEARDOWN_HEAVY_ROUNDS
+# SROCE_TEARDOWN_HEAVY (default: pyverbs nvme) gets SROCE_TEARDOWN_HEAVY_ROUNDS
 # rounds of each kind (5), spread over the perftest rounds.
 # The teardown command must return within 30 s, every traffic process must
 # be gone within 10 s of kill -9 (none stuck in the kernel), the object
@@ -31,9 +31,7 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh &
 
 ROUNDS=${SROCE_TEARDOWN_ROUNDS:-50}
 KINDS=${SROCE_TEARDOWN_KINDS:-kill link netdev rmmod}
-# nvme is not in the default: under NVMe-oF, ip link del and rmmod still
-# take over 30 s in about half the rounds (see Documentation/testing.rst).
-read -r -a HEAVY <<<"${SROCE_TEARDOWN_HEAVY-pyverbs}"
+read -r -a HEAVY <<<"${SROCE_TEARDOWN_HEAVY-pyverbs nvme}"
 HEAVY_ROUNDS=${SROCE_TEARDOWN_HEAVY_ROUNDS:-5}
 ADDR6=2001:db8:8::1
 GID6=2001:0db8:0008:0000:0000:0000:0000:0001
@@ -147,12 +145,24 @@ reap_traffic() {
 	return 0
 }
 
+# CMD... for at most 30 s; still running after 20 s, the blocked tasks go
+# to the kernel log (sysrq w), so a slow round shows what it waits for.
+within_30s() {
+	timeout 30 "$@" &
+	local pid=$! n=0
+	while kill -0 $pid 2>/dev/null; do
+		((++n == 200)) && echo w >/proc/sysrq-trigger
+		sleep 0.1
+	done
+	wait $pid
+}
+
 teardown() {
 	case $1 in
 	kill)	return 0 ;;	# reap_traffic does it
-	link)	timeout 30 rdma link delete sroce0 ;;
-	netdev)	timeout 30 ip link del sroce_t1 ;;
-	rmmod)	timeout 30 rmmod sroce ;;
+	link)	within_30s rdma link delete sroce0 ;;
+	netdev)	within_30s ip link del sroce_t1 ;;
+	rmmod)	within_30s rmmod sroce ;;
 	esac
 }
 

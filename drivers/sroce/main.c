@@ -22,6 +22,11 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
+static const struct sroce_net_handlers sroce_rcv_handlers = {
+	.rcv = sroce_rcv,
+	.rcv_self = sroce_rcv_self,
+};
+
 static int __init sroce_init(void)
 {
 	int err;
@@ -30,7 +35,7 @@ static int __init sroce_init(void)
 	if (err)
 		return err;
 
-	err = sroce_net_init(sroce_rcv);
+	err = sroce_net_init(&sroce_rcv_handlers);
 	if (err)
 		goto err_task;
 

@@ -31,11 +31,11 @@
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
-static sroce_rcv_fn sroce_rcv_handler;
+static const struct sroce_net_handlers *sroce_rcv_handlers;
 
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	sroce_rcv_handler(skb);
+	sroce_rcv_handlers->rcv(skb);
 	return 0;
 }
 
@@ -82,17 +82,17 @@ static int sroce_udp_open_err(int family, struct socket *sock)
 
 /**
  * sroce_net_init - bind the RoCEv2 UDP port
- * @rcv: handler for every received RoCEv2 datagram
+ * @h: handlers for every received RoCEv2 datagram (kept, not copied)
  *
  * Context: process context (module init).
  * Return: 0, -EADDRINUSE when another driver owns the port, or another
  * negative errno.
  */
-int sroce_net_init(sroce_rcv_fn rcv)
+int sroce_net_init(const struct sroce_net_handlers *h)
 {
 	struct socket *sock;
 
-	sroce_rcv_handler = rcv;
+	sroce_rcv_handlers = h;
 
 	sock = sroce_udp_open(AF_INET);
 	if (IS_ERR(sock))
@@ -268,7 +268,8 @@ static int sroce_write_icrc(struct sk_buff *skb)
  * UDP socket had received it (data at the UDP header), in BH context as
  * the socket would.
  */
-static void sroce_loopback(struct sk_buff *skb)
+static void sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb,
+			   bool self)
 {
 	/*
 	 * The sender's transmit budget (txflow.c) is for the network's
@@ -279,8 +280,49 @@ static void sroce_loopback(struct sk_buff *skb)
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));
 	local_bh_disable();
-	sroce_rcv_handler(skb);
+	if (self)
+		sroce_rcv_handlers->rcv_self(sdev, skb);
+	else
+		sroce_rcv_handlers->rcv(skb);
 	local_bh_enable();
+}
+
+/**
+ * sroce_net_av_self - does this address vector lead back to its own source?
+ * @av: a validated address vector (its source GID is one of the device's)
+ *
+ * A packet from an address to the same address is for this host, and for
+ * the very device that sends it: it needs no route, no netdev (it still
+ * works while the netdev unregisters, so the device's kernel consumers can
+ * shut down over it) and no ICRC.
+ *
+ * Context: any.
+ */
+bool sroce_net_av_self(const struct rxe_av *av)
+{
+	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
+		return av->sgid_addr._sockaddr_in.sin_addr.s_addr ==
+		       av->dgid_addr._sockaddr_in.sin_addr.s_addr;
+	return ipv6_addr_equal(&av->sgid_addr._sockaddr_in6.sin6_addr,
+			       &av->dgid_addr._sockaddr_in6.sin6_addr);
+}
+
+/* UDP and IP headers in front of the transport's, ICRC room at the end. */
+static void sroce_net_encap(struct sk_buff *skb, const struct rxe_av *av,
+			    u16 src_port)
+{
+	memset(skb_put(skb, SROCE_ICRC_LEN), 0, SROCE_ICRC_LEN);
+	sroce_push_udp(skb, src_port);
+	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
+		sroce_push_ip4(skb, av);
+	else
+		sroce_push_ip6(skb, av);
+}
+
+static void sroce_net_count_sent(struct sroce_dev *sdev, unsigned int len)
+{
+	sroce_counter_inc(sdev, SROCE_CNT_SENT_PKTS);
+	sroce_counter_add(sdev, SROCE_CNT_SENT_BYTES, len);
 }
 
 /**
@@ -302,18 +344,19 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 	unsigned int len = skb->len;
 	int err;
 
+	if (sroce_net_av_self(av)) {
+		sroce_net_encap(skb, av, src_port);
+		sroce_net_count_sent(sdev, len);
+		sroce_loopback(sdev, skb, true);
+		return 0;
+	}
 	dst = v4 ? sroce_route4(sdev, av) : sroce_route6(sdev, av);
 	if (!dst) {
 		sroce_counter_inc(sdev, SROCE_CNT_DROP_ROUTE);
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
-	memset(skb_put(skb, SROCE_ICRC_LEN), 0, SROCE_ICRC_LEN);
-	sroce_push_udp(skb, src_port);
-	if (v4)
-		sroce_push_ip4(skb, av);
-	else
-		sroce_push_ip6(skb, av);
+	sroce_net_encap(skb, av, src_port);
 	err = sroce_write_icrc(skb);
 	if (err) {
 		WARN_ONCE(1, "sroce: cannot compute the ICRC of a packet we built\n");
@@ -321,12 +364,11 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 		kfree_skb(skb);
 		return err;
 	}
-	sroce_counter_inc(sdev, SROCE_CNT_SENT_PKTS);
-	sroce_counter_add(sdev, SROCE_CNT_SENT_BYTES, len);
+	sroce_net_count_sent(sdev, len);
 
 	if (dst->dev->flags & IFF_LOOPBACK) {
 		dst_release(dst);
-		sroce_loopback(skb);
+		sroce_loopback(sdev, skb, false);
 		return 0;
 	}
 	skb_dst_set(skb, dst);

@@ -2,22 +2,32 @@
 /*
  * The network side: the RoCEv2 UDP sockets (port 4791).
  *
- * Received packets go up through the single handler given to
- * sroce_net_init(), so this layer includes no engine header.
+ * Received packets go up through the handlers given to sroce_net_init(),
+ * so this layer includes no engine header.
  */
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
 
 struct sk_buff;
 
-/* Consumes @skb. Context: softirq. */
-typedef void (*sroce_rcv_fn)(struct sk_buff *skb);
-
-int sroce_net_init(sroce_rcv_fn rcv);
-void sroce_net_exit(void);
-
 struct rxe_av;
 struct sroce_dev;
+
+struct sroce_net_handlers {
+	/* A datagram from the network, data at the UDP header. */
+	void (*rcv)(struct sk_buff *skb);
+	/*
+	 * A packet @sdev sent to its own address: headers built here, no
+	 * ICRC (it never left memory). Data at the UDP header.
+	 */
+	void (*rcv_self)(struct sroce_dev *sdev, struct sk_buff *skb);
+};
+
+/* The handlers consume @skb. Context: softirq or BH disabled. */
+int sroce_net_init(const struct sroce_net_handlers *h);
+void sroce_net_exit(void);
+
+bool sroce_net_av_self(const struct rxe_av *av);
 
 /* Room the transport fills from skb->data: BTH, extended headers, payload, pad. */
 struct sk_buff *sroce_net_alloc(struct sroce_dev *sdev,

@@ -17,6 +17,7 @@
 #include "av.h"
 #include "cq.h"
 #include "mcast.h"
+#include "net.h"
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
@@ -512,8 +513,35 @@ void sroce_qp_error(struct sroce_qp *qp)
 	sroce_task_sched(qp);
 }
 
+/*
+ * A connected QP whose peer is on this very device (its destination
+ * address is its source address) needs no netdev: net.c loops its
+ * packets back without a route.
+ */
+static bool sroce_qp_talks_to_self(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool self = false;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return false;
+	spin_lock_irqsave(&qp->lock, flags);
+	switch (qp->state) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+		self = sroce_net_av_self(&qp->av);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return self;
+}
+
 /**
- * sroce_qp_fail_all - the netdev is going away: fail every QP of @sdev
+ * sroce_qp_fail_all - the netdev is going away: fail the QPs that need it
  * @sdev: the device
  *
  * Nothing will leave or arrive on the netdev again, and ib_core is about
@@ -522,18 +550,25 @@ void sroce_qp_error(struct sroce_qp *qp)
  * messages would wait for the consumers' own timeouts (a minute and more
  * for NVMe), and the netdev's unregistration with them. In the error
  * state the QPs flush their work at once, as a NIC that lost its link for
- * good does. The GSI QP stays: ib_mad owns it and goes with the device.
+ * good does. Two kinds stay: the GSI QP (ib_mad owns it and it goes with
+ * the device), and connected QPs whose peer is on this device: they still
+ * work, so a consumer with both ends here (NVMe-oF host and target, say)
+ * finishes its I/O and shuts down cleanly instead of waiting for I/O
+ * timeouts. No QP becomes ready again after this (sroce_qp_dev_gone()).
  *
  * Context: process context (the netdev notifier, under RTNL).
  */
 void sroce_qp_fail_all(struct sroce_dev *sdev)
 {
 	struct sroce_pool_elem *elem;
+	struct sroce_qp *qp;
 	u32 i;
 
 	WRITE_ONCE(sdev->netdev_gone, true);
 	for (i = SROCE_MIN_QPN; (elem = sroce_pool_get_next(&sdev->qp_pool, &i)); i++) {
-		sroce_qp_error(container_of(elem, struct sroce_qp, elem));
+		qp = container_of(elem, struct sroce_qp, elem);
+		if (!sroce_qp_talks_to_self(qp))
+			sroce_qp_error(qp);
 		sroce_pool_put(elem);
 	}
 }

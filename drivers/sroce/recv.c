@@ -59,10 +59,12 @@ static bool sroce_qp_accepts(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 }
 
 /*
- * Lengths and ICRC. On success skb->data is the BTH and the ICRC is
- * trimmed off, so the packet ends with its pad.
+ * Lengths and ICRC (unless the packet never left this device). On success
+ * skb->data is the BTH and the ICRC is trimmed off, so the packet ends
+ * with its pad.
  */
-static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt)
+static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
+			      bool check_icrc)
 {
 	struct sroce_bth *bth;
 	unsigned int len;
@@ -86,7 +88,7 @@ static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt)
 		return SROCE_CNT_DROP_LENGTH;
 	if (sroce_bth_tver(bth))
 		return SROCE_CNT_DROP_HEADER;
-	if (sroce_icrc_check(skb_network_header(skb),
+	if (check_icrc && sroce_icrc_check(skb_network_header(skb),
 			     skb_tail_pointer(skb) - skb_network_header(skb)))
 		return SROCE_CNT_DROP_ICRC;
 
@@ -153,7 +155,8 @@ static void sroce_deliver_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_drop(sdev, skb, SROCE_CNT_DROP_QPN);
 }
 
-static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb,
+			  bool check_icrc)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_qp *qp;
@@ -161,7 +164,7 @@ static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb)
 	u32 qpn;
 
 	memset(pkt, 0, sizeof(*pkt));
-	why = sroce_check_packet(skb, pkt);
+	why = sroce_check_packet(skb, pkt, check_icrc);
 	if (why >= 0) {
 		sroce_drop(sdev, skb, why);
 		return;
@@ -198,6 +201,18 @@ void sroce_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	sroce_rcv_dev(sdev, skb);
+	sroce_rcv_dev(sdev, skb, true);
 	ib_device_put(&sdev->ibdev);
+}
+
+/**
+ * sroce_rcv_self - receive handler for packets a device sent to itself
+ * @sdev: the device, which sent it and holds a reference for the call
+ * @skb: built by net.c, data at the UDP header, no ICRC
+ *
+ * Context: BH disabled.
+ */
+void sroce_rcv_self(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_rcv_dev(sdev, skb, false);
 }
