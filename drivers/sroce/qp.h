@@ -72,6 +72,7 @@ struct sroce_qp {
 	struct work_struct work;
 	/* engine_lock: one runner at a time, the work item or a doorbell */
 	struct mutex engine_lock;
+	bool engine_kick;		/* work came while the engine was held */
 	bool dead;			/* destroy started: no more scheduling */
 	struct sk_buff_head req_pkts;	/* requests for the responder */
 	struct sk_buff_head resp_pkts;	/* responses and ACKs for the completer */

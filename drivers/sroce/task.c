@@ -19,9 +19,10 @@
  * the same thread once the runner's own engine is done. The runner
  * publishes its context in a per-CPU pointer and pins itself to the CPU
  * (migrate_disable()); only the thread that owns the context adds to it,
- * so it needs no lock. Everything else (real receive in softirq, a second
- * runner on the CPU, a full context, a QP whose engine is busy elsewhere)
- * goes to the work item as before.
+ * so it needs no lock. A QP whose engine is busy elsewhere is left to
+ * that runner, which looks again before it lets go (engine_kick); the
+ * rest (real receive in softirq, a second runner on the CPU, a full
+ * context) goes to the work item.
  */
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -95,6 +96,58 @@ static bool sroce_engine_run(struct sroce_qp *qp)
 	return true;
 }
 
+/*
+ * Run the engine, release it, and run it again if work came while it was
+ * held: a doorbell or a looped-back packet that found engine_lock taken
+ * set engine_kick and left the work to the holder instead of waking a
+ * worker (under emulation a wake-up on the other CPU costs more than the
+ * message: ib_write_lat's server posts its answer while the client's
+ * thread still runs the server QP's responder).
+ * Called with engine_lock held; returns with it released.
+ * Return: true when the engine went idle, false when it needs the worker.
+ */
+static bool sroce_engine_run_unlock(struct sroce_qp *qp)
+{
+	bool idle;
+
+	for (;;) {
+		WRITE_ONCE(qp->engine_kick, false);
+		smp_mb();	/* the clear before the run looks at the queues */
+		idle = sroce_engine_run(qp);
+		mutex_unlock(&qp->engine_lock);
+		if (!idle)
+			return false;
+		smp_mb();	/* pairs with sroce_engine_kick() */
+		if (!READ_ONCE(qp->engine_kick) || !mutex_trylock(&qp->engine_lock))
+			return true;
+		if (READ_ONCE(qp->dead)) {
+			mutex_unlock(&qp->engine_lock);
+			return true;
+		}
+	}
+}
+
+/*
+ * Work for @qp is queued: take its engine, or leave the work to whoever
+ * holds it (sroce_engine_run_unlock() looks at engine_kick after it lets
+ * go; one of the two sees the other). A dying QP's engine is held by
+ * sroce_task_qp_stop() and runs no more.
+ * Return: true when the caller now holds engine_lock.
+ */
+static bool sroce_engine_kick(struct sroce_qp *qp)
+{
+	WRITE_ONCE(qp->engine_kick, true);
+	smp_mb();	/* pairs with sroce_engine_run_unlock() */
+	if (!mutex_trylock(&qp->engine_lock))
+		return false;
+	/* See sroce_task_qp_stop(): a dying QP's engine no longer runs. */
+	if (READ_ONCE(qp->dead)) {
+		mutex_unlock(&qp->engine_lock);
+		return false;
+	}
+	return true;
+}
+
 /* Publish @ctx as this CPU's runner context, unless another runner has. */
 static void sroce_inline_begin(struct sroce_inline *ctx)
 {
@@ -127,23 +180,10 @@ static bool sroce_inline_note(struct sroce_qp *qp)
 	return true;
 }
 
-/* Run the engine of @qp here if nobody else runs it; else schedule it. */
+/* Run the engine of @qp here, or leave the work to whoever runs it. */
 static void sroce_inline_engine(struct sroce_qp *qp)
 {
-	bool idle;
-
-	if (!mutex_trylock(&qp->engine_lock)) {
-		sroce_task_sched(qp);
-		return;
-	}
-	/* See sroce_task_qp_stop(): a dying QP's engine no longer runs. */
-	if (READ_ONCE(qp->dead)) {
-		mutex_unlock(&qp->engine_lock);
-		return;
-	}
-	idle = sroce_engine_run(qp);
-	mutex_unlock(&qp->engine_lock);
-	if (!idle)
+	if (sroce_engine_kick(qp) && !sroce_engine_run_unlock(qp))
 		sroce_task_sched(qp);
 }
 
@@ -195,13 +235,10 @@ static void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 	struct sroce_inline ctx;
-	bool idle;
 
 	mutex_lock(&qp->engine_lock);
 	sroce_inline_begin(&ctx);
-	idle = sroce_engine_run(qp);
-	mutex_unlock(&qp->engine_lock);
-	if (!idle)
+	if (!sroce_engine_run_unlock(qp))
 		sroce_task_sched(qp);
 	sroce_inline_end(&ctx);
 }
@@ -211,7 +248,8 @@ static void sroce_qp_work(struct work_struct *work)
  * @qp: the QP
  *
  * The engine runs right here, in the caller's context, unless it is
- * already running elsewhere: what was posted goes out before the system
+ * already running elsewhere (whose runner then runs it once more, see
+ * sroce_engine_run_unlock()): what was posted goes out before the system
  * call returns, which saves a wake-up per message, and completions that
  * need no answer (UD, local operations) are there when it returns.
  *
@@ -220,16 +258,11 @@ static void sroce_qp_work(struct work_struct *work)
 void sroce_task_doorbell(struct sroce_qp *qp)
 {
 	struct sroce_inline ctx;
-	bool idle;
 
-	if (!mutex_trylock(&qp->engine_lock)) {
-		sroce_task_sched(qp);
+	if (!sroce_engine_kick(qp))
 		return;
-	}
 	sroce_inline_begin(&ctx);
-	idle = sroce_engine_run(qp);
-	mutex_unlock(&qp->engine_lock);
-	if (!idle)
+	if (!sroce_engine_run_unlock(qp))
 		sroce_task_sched(qp);
 	sroce_inline_end(&ctx);
 }
