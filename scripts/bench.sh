@@ -1,30 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [--quick] [--out DIR]: `make bench`. Boots one guest
-# (scripts/vm-run.sh), measures rdma_rxe and then sroce on the same netdev
-# in that boot (selftests/bench/bench_guest.sh), prints the table with the
-# ratio sroce/rdma_rxe for every figure and writes the numbers to
-# results/bench-<UTC timestamp>.json and results/bench-latest.json.
+# bench.sh [--quick] [--no-pair] [--out DIR]: `make bench`. Boots one
+# guest (scripts/vm-run.sh), measures rdma_rxe and then sroce on the same
+# netdev in that boot (selftests/bench/bench_guest.sh); then boots two
+# guests on one link (scripts/vm-pair.sh) and measures both drivers across
+# it, the same driver on both sides (selftests/bench/bench_pair.sh, the
+# "2 guests" rows). Prints the table with the ratio sroce/rdma_rxe for
+# every figure and writes the numbers to results/bench-<UTC timestamp>.json
+# and results/bench-latest.json.
 #
 # --quick (make bench QUICK=1): one round with few iterations, a smoke run
 # that shows every row works (its figures mean little).
-# --out DIR keeps the guest's results dir (raw lines, dmesg, perf data).
+# --no-pair (or SROCE_BENCH_PAIR=0): the single guest only, no "2 guests"
+# rows.
+# --out DIR keeps the guests' results dirs (raw lines, dmesg, perf data):
+# the single guest's in DIR, the two guests' in DIR/two-guests/{a,b}.
 #
 # Environment: SROCE_BENCH_* are passed to the guest (see bench_guest.sh),
-# e.g. SROCE_BENCH_ROUNDS=5 or SROCE_BENCH_PROFILE='write_bw/65536/q1'.
-# Speed never fails the run: the exit status is non-zero only when the
-# guest run failed or a figure is missing.
+# e.g. SROCE_BENCH_ROUNDS=5 or SROCE_BENCH_PROFILE='write_bw/65536/q1';
+# the two guests get them too (see bench_pair.sh). If the two-guest run
+# fails, the single-guest table is still printed, the "2 guests" rows that
+# have no figure showing as missing. Speed never fails the run: the exit
+# status is non-zero only when a guest run failed or a figure is missing.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-OUT='' QUICK=0
+OUT='' QUICK=0 PAIR=${SROCE_BENCH_PAIR:-1}
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
-	--quick) QUICK=1; shift ;;
-	--out)   OUT=${2:?}; shift 2 ;;
-	*)       echo "usage: bench.sh [--quick] [--out DIR]" >&2; exit 2 ;;
+	--quick)   QUICK=1; shift ;;
+	--no-pair) PAIR=0; shift ;;
+	--out)     OUT=${2:?}; shift 2 ;;
+	*)         echo "usage: bench.sh [--quick] [--no-pair] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
 
@@ -48,11 +57,40 @@ if [[ ! -s $raw ]]; then
 fi
 ((rc == 0)) || echo "bench: the guest run did not pass: $(cat "$OUT/status" 2>/dev/null); results in $OUT" >&2
 
-# The guest module tree is shared: say so if the guest measured another build.
+# The two-guest rows: guest A runs the perftest servers, guest B the
+# clients and writes the raw lines to its /results, which is
+# $pout/b/bench_pair.raw here; they join the single guest's lines.
+if [[ $PAIR != 0 ]]; then
+	pout=$OUT/two-guests
+	# Hang guards only, as above; two guests share the 2 cores.
+	if ((QUICK)); then plimit=1200; else plimit=5400; fi
+	prc=0
+	rm -f "$pout"/{a,b}/bench_pair.raw	# an earlier run's, with --out
+	SROCE_TEST_TIMEOUT=$((plimit - 120)) scripts/vm-pair.sh --quiet \
+		--timeout "$plimit" --out "$pout" \
+		--a selftests/bench/bench_pair.sh --b selftests/bench/bench_pair.sh || prc=$?
+	praw=$pout/b/bench_pair.raw
+	if [[ -s $praw ]]; then
+		cat "$praw" >>"$raw"
+	else
+		# The report then lists the "2 guests" rows as missing.
+		echo "# bench: pair: no results from the two guests (run in $pout: $(tr '\n' ' ' 2>/dev/null <"$pout/status"))" |
+			tee -a "$raw" >&2
+	fi
+	((prc == 0)) || {
+		echo "bench: the two-guest run did not pass: $(cat "$pout/status" 2>/dev/null); results in $pout" >&2
+		rc=$prc
+	}
+fi
+
+# The guest module tree is shared: say so if a guest measured another build.
 want=$(modinfo -F srcversion drivers/sroce/sroce.ko 2>/dev/null || true)
 got=$(sed -n 's/^# bench: sroce srcversion //p' "$raw")
 [[ -z $want || $want == "$got" ]] ||
 	echo "bench: WARNING: the guest loaded sroce srcversion $got, not $want (drivers/sroce/sroce.ko)" >&2
+got=$(sed -n 's/^# bench: pair: sroce srcversion //p' "$raw")
+[[ -z $want || -z $got || $want == "$got" ]] ||
+	echo "bench: WARNING: the two guests loaded sroce srcversion $got, not $want (drivers/sroce/sroce.ko)" >&2
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 json=results/bench-$stamp.json

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench_report.py: turn bench_guest.sh's raw lines into a table and JSON.
+"""bench_report.py: turn bench_guest.sh's (and bench_pair.sh's) raw lines
+into a table and JSON.
 
     bench_report.py RAW [--json OUT] [--check] [--quick]
 
@@ -9,10 +10,16 @@ Prints one row per figure: rdma_rxe and sroce medians (with the spread,
 whether sroce is at least as good (higher is better for bandwidth and
 message rate, lower for latency, CPU time and memory). Then the speed
 targets of issue #7, each met or not. The benchmark never fails on speed.
+Rows named pair/ROW come from the two-guest run (bench_pair.sh: perftest
+server on one guest, client on the other, the same driver on both); they
+are shown as "2 guests: ..." with the unit of ROW.
 
 --json OUT writes the raw numbers, medians and ratios.
 --check prints TAP instead: one result per expected row, ok when both
-drivers have a number for it in every round; exit 1 otherwise.
+drivers have a number for it in every round; exit 1 otherwise. The
+two-guest rows are expected only when RAW has a pair/ row or a
+"# bench: pair:" note (scripts/bench.sh writes one when the two-guest run
+gave nothing), so a single-guest run checks without them.
 --quick: the rows of the smoke mode (SROCE_BENCH_QUICK=1) only.
 """
 import json
@@ -25,9 +32,41 @@ BW_SIZES = (64, 4096, 65536, 1048576)
 
 
 QUICK = False
+PAIR = "pair/"
+PAIR_NOTE = "# bench: pair:"
 
 
-def expected_rows():
+def has_pair(data, notes=()):
+    """Did this run include the two-guest part?"""
+    return (any(row.startswith(PAIR) for row in data)
+            or any(n.startswith(PAIR_NOTE) for n in notes))
+
+
+def pair_rows():
+    """The rows of bench_pair.sh's matrix, without the pair/ prefix."""
+    if QUICK:
+        return ([f"{t}_bw/65536/q1" for t in ("write", "send", "read")]
+                + ["write_lat/2/typ", "write_lat/2/p99"])
+    rows = []
+    for t in ("write", "send", "read"):
+        for s in (65536, 1048576):
+            for q in (1, 4):
+                rows.append(f"{t}_bw/{s}/q{q}")
+    for t in ("write", "send", "read"):
+        for s in (2, 4096):
+            rows += [f"{t}_lat/{s}/typ", f"{t}_lat/{s}/p99"]
+    return rows
+
+
+def expected_rows(pair=False):
+    """The rows of the matrix; with pair, the two-guest ones too."""
+    rows = single_rows()
+    if pair:
+        rows += [PAIR + r for r in pair_rows()]
+    return rows
+
+
+def single_rows():
     bw_sizes = (65536,) if QUICK else BW_SIZES
     lat_sizes = (2,) if QUICK else (2, 4096)
     rows = []
@@ -50,6 +89,8 @@ def expected_rows():
 
 
 def unit(row):
+    if row.startswith(PAIR):
+        return unit(row[len(PAIR):])
     if "_bw/" in row and not row.startswith(("cpu/", "atomic")):
         return "MB/s", True
     if row.startswith("atomic"):
@@ -62,6 +103,8 @@ def unit(row):
 
 
 def label(row):
+    if row.startswith(PAIR):
+        return "2 guests: " + label(row[len(PAIR):])
     p = row.split("/")
     if p[0] == "mem":
         what, kind = p[1].split("_")
@@ -110,9 +153,10 @@ def summary(vals):
     return {"median": med, "spread": spread, "values": vals}
 
 
-def analyse(data):
+def analyse(data, pair=False):
     out = {}
-    for row in expected_rows() + sorted(set(data) - set(expected_rows())):
+    rows = expected_rows(pair)
+    for row in rows + sorted(set(data) - set(rows)):
         r = {"unit": unit(row)[0], "higher_is_better": unit(row)[1]}
         for d in DRIVERS:
             vals = [data.get(row, {}).get(d, {})[k]
@@ -138,12 +182,13 @@ def fmt(s):
 
 
 def table(res):
-    lines = [f"{'figure':<30} {'unit':<9} {'rdma_rxe':>10} {'sprd':>5} "
+    w = max([30] + [len(label(row)) for row in res])
+    lines = [f"{'figure':<{w}} {'unit':<9} {'rdma_rxe':>10} {'sprd':>5} "
              f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok"]
     for row, r in res.items():
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
         ok = {True: "yes", False: "NO", None: "?"}[r["sroce_better_or_equal"]]
-        lines.append(f"{label(row):<30} {r['unit']:<9} {fmt(r['rxe'])} "
+        lines.append(f"{label(row):<{w}} {r['unit']:<9} {fmt(r['rxe'])} "
                      f"{fmt(r['sroce'])} {ratio:>9}  {ok}")
     return "\n".join(lines)
 
@@ -178,11 +223,17 @@ def targets(res):
                       None if not q1 or q4 is None else q4 / q1 >= 1.8))
     r = res.get("mem/qp_total", {}).get("ratio")
     t.append(("kernel memory per QP <= rdma_rxe", None if r is None else r <= 1))
+    if any(row.startswith(PAIR) for row in res):
+        for test in ("write", "send", "read"):
+            for s in (65536, 1048576):
+                r = res.get(f"{PAIR}{test}_bw/{s}/q1", {}).get("ratio")
+                t.append((f"2 guests: ib_{test}_bw {size(s)} -q 1 >= 2x rdma_rxe",
+                          None if r is None else r >= 2))
     return t
 
 
-def check(data):
-    rows = expected_rows()
+def check(data, pair=False):
+    rows = expected_rows(pair)
     print("TAP version 13")
     print(f"1..{len(rows)}")
     failed = 0
@@ -213,9 +264,10 @@ def main(argv):
     global QUICK
     QUICK = "--quick" in argv
     data, notes = parse(argv[1])
+    pair = has_pair(data, notes)
     if "--check" in argv:
-        return check(data)
-    res = analyse(data)
+        return check(data, pair)
+    res = analyse(data, pair)
     for n in notes:
         if n.startswith("# bench:") or "exit" in n or "cannot" in n:
             print(n)
