@@ -35,7 +35,7 @@
 #   SROCE_BENCH_PROFILE     a row regex: record `perf record -a -g` of the
 #                           matching sroce runs into /results/perf-ROW.data
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh
 
 RAW=${1:-/results/bench.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}
@@ -60,12 +60,6 @@ declare -A BW_ITERS=([64]=3000 [4096]=1500 [65536]=300 [1048576]=24)
 declare -A LAT_ITERS=([2]=1000 [4096]=500)
 ATOMIC_ITERS=3000
 
-# iters BASE: BASE scaled, at least 5 (perftest's minimum).
-iters() {
-	local n
-	n=$(awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }')
-	echo $((n < 5 ? 5 : n))
-}
 
 raw() {
 	echo "R $DRV $ROUND $1 $2" | tee -a "$RAW"
@@ -82,16 +76,6 @@ cpu_busy() {
 	echo $((user + nice + sys + irq + sirq + steal))
 }
 
-# Is TCP port $1 listening? Read /proc/net/tcp with builtins: under TCG
-# every fork costs a noticeable fraction of a second.
-listening() {
-	local hex line w
-	printf -v hex ':%04X' "$1"
-	while read -r -a w; do
-		[[ ${w[1]} == *"$hex" && ${w[3]} == 0A ]] && return 0
-	done </proc/net/tcp
-	return 1
-}
 
 # Is row $1 selected by SROCE_BENCH_ONLY?
 wanted() {
@@ -126,10 +110,6 @@ run_pair() {
 	echo "# $DRV $prog $*: $((SECONDS - t0)) s"
 }
 
-# The result row of perftest's text output: "bytes iters ..." (numbers).
-result_row() {
-	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { r = $0 } END { print r }' "$CLOG"
-}
 
 perf_for() {
 	PERF_OUT=

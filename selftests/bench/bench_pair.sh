@@ -40,7 +40,7 @@
 #   SROCE_BENCH_ONLY        a regex over the full row names (pair/...):
 #                           measure only the matching rows
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh && . ./pair_lib.sh
 
 RAW=${1:-/results/bench_pair.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}
@@ -63,12 +63,6 @@ FAILED_RUNS=0 RUNS=0 DOWN=0
 declare -A BW_ITERS=([65536]=300 [1048576]=24)
 declare -A LAT_ITERS=([2]=1000 [4096]=500)
 
-# iters BASE: BASE scaled, at least 5 (perftest's minimum).
-iters() {
-	local n
-	n=$(awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }')
-	echo $((n < 5 ? 5 : n))
-}
 
 # Guest B records the figures; guest A only its notes.
 raw() {
@@ -81,17 +75,6 @@ note() {
 	echo "# $*" | tee -a "$RAW"
 }
 
-# Is TCP port $1 listening? /proc/net/tcp read with builtins, as in
-# bench_guest.sh: under TCG every fork costs a noticeable fraction of a
-# second.
-listening() {
-	local hex w
-	printf -v hex ':%04X' "$1"
-	while read -r -a w; do
-		[[ ${w[1]} == *"$hex" && ${w[3]} == 0A ]] && return 0
-	done </proc/net/tcp
-	return 1
-}
 
 # Is row pair/$1 selected by SROCE_BENCH_ONLY?
 wanted() {
@@ -176,10 +159,6 @@ run_pair() {
 	fi || { FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
 }
 
-# The result row of perftest's text output: "bytes iters ..." (numbers).
-result_row() {
-	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { r = $0 } END { print r }' "$CLOG"
-}
 
 # bw TEST SIZE QPS: BW average (MB/s).
 bw() {
