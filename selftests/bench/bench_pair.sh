@@ -133,6 +133,7 @@ client_side() {
 	src=$(pair_get "$key.srv" 60) || src="no word from the server"
 	if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
 		note "$DRV $prog $*: client exit $crc, server exit $src"
+		note "  client's error counters: $(pair_err_counters | tr '\n' ' ')"
 		sed 's/^/#   client: /' "$CLOG" | tail -n 5 | tee -a "$RAW"
 		sed 's/^/#   server: /' "$(pair_file "$PAIR_PEER" "$key.slog")" 2>/dev/null |
 			tee -a "$RAW"
