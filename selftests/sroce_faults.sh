@@ -2,26 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fault injection (debug kernel only: make test-debug): every object of
-# selftests/sroce_objects is created and destroyed with allocations failing
-# at random (failslab, only in the test's own processes), then with each of
-# sroce's setup functions that carry ALLOW_ERROR_INJECTION failing half the
-# time (fail_function).  The program's own results do not matter - many of
+# selftests/sroce_objects is created and destroyed with sroce's allocations
+# and setup calls failing at random (the driver's fail_sroce attribute, only
+# in the test's own processes), then with each of sroce's setup functions
+# that carry ALLOW_ERROR_INJECTION failing half the time (fail_function).
+# Each round must have injected failures (counted through "times").  The program's own results do not matter - many of
 # its calls fail by design; what must hold: no kernel report (the harness
 # checks the log, kmemleak included), the object counts go back to where
 # they were, the device still moves data and the module unloads.
-# sroce-timeout: 1200
+# sroce-timeout: 2700
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
-ROUNDS=${SROCE_FAULTS_ROUNDS:-5}
+ROUNDS=${SROCE_FAULTS_ROUNDS:-4}
 DBG=/sys/kernel/debug
 GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 FUNCS="sroce_queue_init sroce_queue_resize sroce_pool_reserve sroce_pool_reserve_index"
 
 ktap_plan $((3 + ROUNDS + $(wc -w <<<"$FUNCS")))
-if [ ! -d $DBG/failslab ] || [ ! -d $DBG/fail_function ]; then
+if [ ! -d $DBG/fail_function ]; then
 	ktap_fail "fault injection available" \
-		"no failslab/fail_function in debugfs: run under make test-debug"
+		"no fail_function in debugfs: run under make test-debug"
 	ktap_finish
 	exit 1
 fi
@@ -31,6 +32,11 @@ sroce_load
 rdma link add sroce0 type sroce netdev eth0
 wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
 idx=$(sroce_gid_index sroce0 $GID4)
+if [ ! -d $DBG/fail_sroce ]; then
+	ktap_fail "fail_sroce available" "sroce built without CONFIG_FAULT_INJECTION_DEBUG_FS?"
+	ktap_finish
+	exit 1
+fi
 baseline=$(sroce_res_counts sroce0)
 
 # Run sroce_objects with fault injection on for its test processes only,
@@ -44,44 +50,39 @@ objects_under_faults() {
 
 counts_back() { [ "$(sroce_res_counts sroce0)" = "$baseline" ]; }
 
-# Only allocations with sroce on the stack fail, where the kernel has the
-# stack filter (debug.config): a failed allocation in 9p or overlayfs
-# broke this guest's root file system (every exec EINVAL) even with the
-# process filter above.
-sroce_range() {
-	local name size refs deps state addr rest
-	echo 0 >/proc/sys/kernel/kptr_restrict
-	while read -r name size refs deps state addr rest; do
-		[ "$name" = sroce ] && printf '%u %u\n' $((addr)) $((addr + size))
-	done </proc/modules
+# under_faults DIR PERCENT: sroce_objects with DIR's probability at
+# PERCENT; prints how many failures DIR injected, fails if none.
+TIMES=1000000
+under_faults() {
+	local n
+	echo $TIMES >"$1/times"
+	echo "$2" >"$1/probability"
+	objects_under_faults
+	echo 0 >"$1/probability"
+	n=$((TIMES - $(cat "$1/times")))
+	echo "# $(basename "$1") $2%: $n failures injected"
+	[ "$n" -gt 0 ]
 }
-if [ -e $DBG/failslab/require-start ]; then
-	read -r lo hi <<<"$(sroce_range)"
-	if [ -z "${lo:-}" ] || [ "$lo" = 0 ]; then
-		echo "# no address of sroce in /proc/modules (kptr_restrict?): no stack filter"
-	else
-		echo "$lo" >$DBG/failslab/require-start
-		echo "$hi" >$DBG/failslab/require-end
-		echo 32 >$DBG/failslab/stacktrace-depth
-		echo "# failslab only with sroce's module ($lo-$hi) on the stack"
-	fi
-fi
-echo Y >$DBG/failslab/task-filter
-echo N >$DBG/failslab/ignore-gfp-wait
-echo 0 >$DBG/failslab/verbose
-echo -1 >$DBG/failslab/times
-echo 1 >$DBG/failslab/interval
+
+# fail_sroce (drivers/sroce/fault.h) fails only sroce's own allocations
+# and the socket, umem and mmap-entry calls of its setup paths: failslab
+# failed 9p's and overlayfs' allocations in the test process too, which
+# broke this guest's root file system (every exec EINVAL).
+FS=$DBG/fail_sroce
+echo Y >$FS/task-filter
+echo 0 >$FS/verbose
+echo 1 >$FS/interval
 for r in $(seq 1 "$ROUNDS"); do
 	p=$((r * 5))
-	echo $p >$DBG/failslab/probability
-	objects_under_faults
-	echo 0 >$DBG/failslab/probability
-	ktap_check "failslab ${p}%: objects back to '$baseline'" wait_for objects 20 counts_back
+	if ! under_faults $FS $p; then
+		ktap_fail "fail_sroce ${p}%" "no failure injected"
+		continue
+	fi
+	ktap_check "fail_sroce ${p}%: objects back to '$baseline'" wait_for objects 20 counts_back
 done
 
 echo Y >$DBG/fail_function/task-filter
 echo 0 >$DBG/fail_function/verbose
-echo -1 >$DBG/fail_function/times
 echo 1 >$DBG/fail_function/interval
 for f in $FUNCS; do
 	echo >$DBG/fail_function/inject
@@ -89,9 +90,10 @@ for f in $FUNCS; do
 		ktap_fail "fail_function $f" "not injectable (ALLOW_ERROR_INJECTION missing?)"
 		continue
 	fi
-	echo 50 >$DBG/fail_function/probability
-	objects_under_faults
-	echo 0 >$DBG/fail_function/probability
+	if ! under_faults $DBG/fail_function 50; then
+		ktap_fail "fail_function $f 50%" "no failure injected"
+		continue
+	fi
 	ktap_check "fail_function $f 50%: objects back to '$baseline'" \
 		wait_for objects 20 counts_back
 done

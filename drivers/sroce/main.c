@@ -13,6 +13,7 @@
 
 #include "sroce.h"
 #include "device.h"
+#include "fault.h"
 #include "net.h"
 #include "recv.h"
 #include "task.h"
@@ -31,9 +32,10 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_fault_init();
 	err = sroce_task_init();
 	if (err)
-		return err;
+		goto err_fault;
 
 	err = sroce_net_init(&sroce_rcv_handlers);
 	if (err)
@@ -51,6 +53,8 @@ err_net:
 	sroce_net_exit();
 err_task:
 	sroce_task_exit();
+err_fault:
+	sroce_fault_exit();
 	return err;
 }
 
@@ -61,6 +65,7 @@ static void __exit sroce_exit(void)
 	sroce_devices_exit();
 	sroce_net_exit();
 	sroce_task_exit();
+	sroce_fault_exit();
 	pr_info("unloaded\n");
 }
 

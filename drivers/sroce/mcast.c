@@ -16,6 +16,7 @@
 
 #include "sroce.h"
 #include "counters.h"
+#include "fault.h"
 #include "mcast.h"
 #include "qp.h"
 
@@ -133,8 +134,8 @@ static int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid)
 	if (ibqp->qp_type != IB_QPT_UD ||
 	    !rdma_is_multicast_addr((struct in6_addr *)mgid->raw))
 		return -EINVAL;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	g = sroce_kzalloc(sizeof(*g), GFP_KERNEL);
+	m = sroce_kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!g || !m) {
 		ret = -ENOMEM;
 		goto out_free;

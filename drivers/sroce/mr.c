@@ -20,6 +20,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce.h"
+#include "fault.h"
 #include "mr.h"
 #include "odp.h"
 
@@ -291,7 +292,7 @@ static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
 
 	if (!sroce_charge(&sdev->num_mr, SROCE_MAX_MR))
 		return ERR_PTR(-ENOMEM);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = sroce_kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_uncharge;
@@ -359,7 +360,8 @@ static int sroce_mr_map_umem(struct sroce_mr *mr)
 	unsigned int n = 0;
 
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = sroce_kvmalloc_array(mr->npages, sizeof(*mr->pages),
+					  GFP_KERNEL);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
@@ -431,7 +433,8 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = sroce_fault() ? ERR_PTR(-ENOMEM) :
+		   ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		mr->umem = NULL;
@@ -491,7 +494,7 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = sroce_mr_alloc(ibpd, SROCE_MR_FAST_REG, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->blocks = kcalloc(max_num_sg, sizeof(*mr->blocks), GFP_KERNEL);
+	mr->blocks = sroce_kcalloc(max_num_sg, sizeof(*mr->blocks), GFP_KERNEL);
 	if (!mr->blocks) {
 		sroce_mr_free(mr);
 		return ERR_PTR(-ENOMEM);

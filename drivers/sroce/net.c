@@ -25,6 +25,7 @@
 
 #include "sroce.h"
 #include "counters.h"
+#include "fault.h"
 #include "icrc.h"
 #include "net.h"
 #include "wire.h"
@@ -150,7 +151,8 @@ struct sk_buff *sroce_net_alloc(struct sroce_dev *sdev,
 	unsigned int room = LL_RESERVED_SPACE(ndev) + sroce_net_hdr_room(av);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(room + len + SROCE_ICRC_LEN, GFP_ATOMIC);
+	skb = sroce_fault() ? NULL :
+	      alloc_skb(room + len + SROCE_ICRC_LEN, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);

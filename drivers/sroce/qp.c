@@ -16,6 +16,7 @@
 #include "sroce.h"
 #include "av.h"
 #include "cq.h"
+#include "fault.h"
 #include "mcast.h"
 #include "net.h"
 #include "qp.h"
@@ -147,8 +148,9 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 	if (((size_t)n << qp->swqe_shift) <= sizeof(qp->swqe_first))
 		qp->swqes = qp->swqe_first;
 	else
-		qp->swqes = kvzalloc((size_t)n << qp->swqe_shift, GFP_KERNEL);
-	qp->resp.rwqe = kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
+		qp->swqes = sroce_kvzalloc((size_t)n << qp->swqe_shift,
+					   GFP_KERNEL);
+	qp->resp.rwqe = sroce_kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
 	if (!qp->swqes || !qp->resp.rwqe)
 		return -ENOMEM;
 	return 0;
@@ -169,7 +171,7 @@ static struct sroce_rd_res *sroce_qp_alloc_res(struct sroce_qp *qp,
 	*count = clamp_t(u32, roundup_pow_of_two(max_t(u32, 1,
 					attr->max_dest_rd_atomic)),
 			 SROCE_RD_RES_MIN, SROCE_RD_RES_MAX);
-	return kcalloc(*count, sizeof(struct sroce_rd_res), GFP_KERNEL);
+	return sroce_kcalloc(*count, sizeof(struct sroce_rd_res), GFP_KERNEL);
 }
 
 static void sroce_qp_free_engine(struct sroce_qp *qp)

@@ -21,6 +21,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "fault.h"
 #include "queue.h"
 
 struct sroce_mmap {
@@ -56,12 +57,13 @@ static int sroce_mmap_create(struct sroce_queue *q, struct ib_ucontext *uctx)
 	struct sroce_mmap *m;
 	int err;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = sroce_kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
 	m->vaddr = q->buf;
 	m->size = q->buf_size;
-	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, m->size);
+	err = sroce_fault() ? -ENOMEM :
+	      rdma_user_mmap_entry_insert(uctx, &m->rdma, m->size);
 	if (err) {
 		kfree(m);
 		return err;
@@ -94,7 +96,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 	if (!bytes)
 		return -EINVAL;
 
-	q->buf = vmalloc_user(bytes);
+	q->buf = sroce_vmalloc_user(bytes);
 	if (!q->buf)
 		return -ENOMEM;
 	q->buf_size = bytes;

@@ -20,6 +20,7 @@
 #include "av.h"
 #include "comp.h"
 #include "counters.h"
+#include "fault.h"
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
@@ -412,9 +413,27 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *w, u32 mtu)
 	w->first_psn = qp->req.psn;
 	w->last_psn = sroce_psn_add(qp->req.psn, sroce_wqe_npsn(w, mtu) - 1);
 	qp->req.offset = 0;
-	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RDMA_SENDS);
 	if (sroce_is_rd_atomic(w->opcode))
 		qp->req.rd_atomic++;
+}
+
+/* The first packet of @w could not be sent: as if it had not begun. */
+static void sroce_req_unstart(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	if (sroce_is_rd_atomic(w->opcode))
+		qp->req.rd_atomic--;
+}
+
+/*
+ * No memory for a packet (GFP_ATOMIC): pause the requester for a jiffy,
+ * as after an RNR NAK. Returning with nothing to wake the QP would stall
+ * it (UD and UC have no retry timer, RC none before its first packet);
+ * rescheduling at once would spin on an allocator with nothing to give.
+ */
+static void sroce_req_back_off(struct sroce_qp *qp)
+{
+	qp->rnr_wait = true;
+	mod_timer(&qp->rnr_timer, jiffies + 1);
 }
 
 /*
@@ -491,7 +510,7 @@ static bool sroce_req_grow_swqes(struct sroce_qp *qp)
 
 	if (n >= qp->swqe_max)
 		return false;
-	bigger = kzalloc((size_t)n << (qp->swqe_shift + 1),
+	bigger = sroce_kzalloc((size_t)n << (qp->swqe_shift + 1),
 			 GFP_NOWAIT | __GFP_NOWARN);
 	if (!bigger)
 		return false;
@@ -529,6 +548,7 @@ static void sroce_req_next_wqe(struct sroce_qp *qp)
 static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 {
 	struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.index);
+	bool begin;
 	int ret;
 
 	if (w->state == SROCE_SWQE_DONE) {	/* failed validation, or retried past */
@@ -544,11 +564,18 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 	}
 	if (!sroce_req_may_send(qp, w) || sroce_txflow_full(qp))
 		return false;
-	if (w->state == SROCE_SWQE_POSTED && !qp->req.offset)
+	begin = w->state == SROCE_SWQE_POSTED && !qp->req.offset;
+	if (begin)
 		sroce_req_start(qp, w, mtu);
 	ret = sroce_req_step(qp, w, mtu);
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
+		if (begin)
+			sroce_req_unstart(qp, w);
+		sroce_req_back_off(qp);
 		return false;
+	}
+	if (begin)
+		sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RDMA_SENDS);
 	if (ret < 0) {
 		w->status = ret == -EACCES ? IB_WC_LOC_PROT_ERR : IB_WC_LOC_QP_OP_ERR;
 		w->state = SROCE_SWQE_DONE;

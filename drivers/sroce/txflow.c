@@ -31,6 +31,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "fault.h"
 #include "qp.h"
 #include "task.h"
 #include "txflow.h"
@@ -75,7 +76,8 @@ int sroce_txflow_init(struct sroce_qp *qp)
 {
 	int err;
 
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+	err = sroce_fault() ? -ENOMEM :
+	      sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
 			       &qp->tx_sock);
 	if (err)
 		return err;
