@@ -20,6 +20,14 @@ export SROCE_GUEST_TREE=$tree
 export SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
 export SROCE_GUEST_KO=$top/.cache/debug/sroce.ko
 export SROCE_TEST_TIMEOUT=$((3 * ${SROCE_TEST_TIMEOUT:-300}))
+# The checkers make kernel work 30-35 times slower under TCG: the loops
+# that repeat one thing many times run fewer rounds here (each can be
+# set as for make test).  The fuzzer keeps its 100,000 packets.
+: "${SROCE_TEARDOWN_ROUNDS:=5}" "${SROCE_TEARDOWN_HEAVY_ROUNDS:=1}"
+: "${SROCE_RINGS_ROUNDS:=5}" "${SROCE_SOAK_LOOPS:=1}"
+: "${SROCE_PERFTEST_QUICK:=1}" "${SROCE_PINGPONG_ITERS:=50}"
+export SROCE_TEARDOWN_ROUNDS SROCE_TEARDOWN_HEAVY_ROUNDS SROCE_RINGS_ROUNDS
+export SROCE_SOAK_LOOPS SROCE_PERFTEST_QUICK SROCE_PINGPONG_ITERS
 # the whole suite plus the tests that need fault injection
 export SROCE_RUN_LIST=print-tests-debug
 echo "# debug kernel $SROCE_GUEST_ABI ($tree)"

@@ -433,8 +433,15 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 		return;
 	}
 	sroce_counter_inc(sdev, SROCE_CNT_COMP_RETRY);
+	/*
+	 * From the first PSN not acknowledged, as the IBA has it, not from
+	 * the WQE's start: a 1 MiB message is 1,024 packets, and resending
+	 * the part the responder has acknowledged ahead of the packet it
+	 * lacks makes that packet the likeliest to be dropped again by a
+	 * receiver that is already overloaded.
+	 */
 	sroce_req_rewind(qp, w->opcode == IB_WR_RDMA_READ ?
-			 sroce_read_next_psn(qp, w) : w->first_psn);
+			 sroce_read_next_psn(qp, w) : qp->comp.psn);
 	sroce_comp_arm_timer(qp);
 }
 
