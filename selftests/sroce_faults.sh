@@ -81,7 +81,12 @@ for r in $(seq 1 "$ROUNDS"); do
 	ktap_check "fail_sroce ${p}%: objects back to '$baseline'" wait_for objects 20 counts_back
 done
 
-echo Y >$DBG/fail_function/task-filter
+# No task filter here: fail_function's kprobe runs its handler from the
+# int3 trap, which x86 enters as an NMI, so in_task() is false there and a
+# task-filtered attribute never fires (the rounds injected nothing before
+# this test counted). Only sroce's own functions are probed, so nothing
+# outside sroce fails either way.
+echo N >$DBG/fail_function/task-filter
 echo 0 >$DBG/fail_function/verbose
 echo 1 >$DBG/fail_function/interval
 for f in $FUNCS; do
