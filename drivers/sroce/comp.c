@@ -480,26 +480,6 @@ bool sroce_comp_run(struct sroce_qp *qp)
 	return progress;
 }
 
-/* Flush one receive WQE of the RQ with IB_WC_WR_FLUSH_ERR. */
-static bool sroce_flush_rq_one(struct sroce_qp *qp)
-{
-	const struct rxe_recv_wqe *slot;
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-		.qp = &qp->ibqp,
-		.port_num = 1,
-	};
-
-	if (sroce_queue_empty(&qp->rq))
-		return false;
-	slot = sroce_queue_consumer_slot(&qp->rq);
-	wc.wr_id = READ_ONCE(slot->wr_id);
-	sroce_queue_advance_consumer(&qp->rq);
-	sroce_cq_post(qp->rcq, &wc, false);
-	return true;
-}
-
 /* Flush one send WQE, copied or still in the ring. */
 static bool sroce_flush_sq_one(struct sroce_qp *qp)
 {
@@ -528,8 +508,8 @@ static bool sroce_flush_sq_one(struct sroce_qp *qp)
 }
 
 /**
- * sroce_comp_flush - complete all outstanding work of a QP in error
- * @qp: the QP, from its work item
+ * sroce_comp_flush - complete the send work of a QP in error
+ * @qp: the QP, from its send side
  *
  * Return: true when anything was flushed.
  */
@@ -541,9 +521,6 @@ bool sroce_comp_flush(struct sroce_qp *qp)
 	del_timer(&qp->retry_timer);
 	qp->req.rd_atomic = 0;
 	while (budget-- > 0 && sroce_flush_sq_one(qp))
-		any = true;
-	any |= sroce_resp_flush(qp);
-	while (!qp->srq && budget-- > 0 && sroce_flush_rq_one(qp))
 		any = true;
 	return any;
 }

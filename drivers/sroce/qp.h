@@ -28,6 +28,18 @@ struct sroce_swqe;
 #define SROCE_MIN_QPN		16
 #define SROCE_MAX_QPN		0xffffff
 
+enum sroce_side {
+	SROCE_SIDE_SEND,	/* completer and requester */
+	SROCE_SIDE_RECV,	/* responder */
+	SROCE_SIDES
+};
+
+/* One side of a QP's engine: its runner's lock, and work left for it. */
+struct sroce_engine_side {
+	struct mutex lock;
+	bool kick;		/* work came while the side was held */
+};
+
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_pool_elem elem;	/* QPN in sdev->qp_pool */
@@ -64,15 +76,16 @@ struct sroce_qp {
 	struct list_head mcast_list;	/* groups attached, under mcast lock */
 
 	/*
-	 * The engine. One work item runs the completer, responder and
-	 * requester of this QP; a work item never runs concurrently with
-	 * itself, so everything below is touched only from it (and from
-	 * create/destroy, when it cannot run), except where noted.
+	 * The engine, in two sides (task.c): the send side runs the
+	 * completer and requester (req.*, comp.*, the SQ, the timers), the
+	 * receive side the responder (resp.*, the RQ). Each side has one
+	 * runner at a time - the work item, a doorbell or an inline runner -
+	 * so what it owns is touched only from it (and from create/destroy,
+	 * when it cannot run), except where noted. The sides share only the
+	 * transmit flow control below, which is safe between them.
 	 */
 	struct work_struct work;
-	/* engine_lock: one runner at a time, the work item or a doorbell */
-	struct mutex engine_lock;
-	bool engine_kick;		/* work came while the engine was held */
+	struct sroce_engine_side side[SROCE_SIDES];
 	bool dead;			/* destroy started: no more scheduling */
 	struct sk_buff_head req_pkts;	/* requests for the responder */
 	struct sk_buff_head resp_pkts;	/* responses and ACKs for the completer */

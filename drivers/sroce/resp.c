@@ -890,8 +890,28 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	return progress;
 }
 
-/* In the error state: the receive WQE being filled completes as flushed. */
-bool sroce_resp_flush(struct sroce_qp *qp)
+/* Flush one receive WQE of the RQ with IB_WC_WR_FLUSH_ERR. */
+static bool sroce_flush_rq_one(struct sroce_qp *qp)
+{
+	const struct rxe_recv_wqe *slot;
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = 1,
+	};
+
+	if (sroce_queue_empty(&qp->rq))
+		return false;
+	slot = sroce_queue_consumer_slot(&qp->rq);
+	wc.wr_id = READ_ONCE(slot->wr_id);
+	sroce_queue_advance_consumer(&qp->rq);
+	sroce_cq_post(qp->rcq, &wc, false);
+	return true;
+}
+
+/* The receive WQE being filled completes as flushed. */
+static bool sroce_resp_flush_rwqe(struct sroce_qp *qp)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
@@ -907,4 +927,20 @@ bool sroce_resp_flush(struct sroce_qp *qp)
 	qp->resp.have_rwqe = false;
 	sroce_cq_post(qp->rcq, &wc, false);
 	return true;
+}
+
+/**
+ * sroce_resp_flush - complete the receive work of a QP in error
+ * @qp: the QP, from its receive side
+ *
+ * Return: true when anything was flushed.
+ */
+bool sroce_resp_flush(struct sroce_qp *qp)
+{
+	bool any = sroce_resp_flush_rwqe(qp);
+	int budget = 256;
+
+	while (!qp->srq && budget-- > 0 && sroce_flush_rq_one(qp))
+		any = true;
+	return any;
 }

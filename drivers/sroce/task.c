@@ -1,28 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-QP engine runs as one work item on an unbound workqueue: the
- * completer first (acknowledgements free send-queue room), then the
- * responder, then the requester, until nothing moves or the round budget
- * is spent, in which case it queues itself again so that other QPs get
- * their turn. A work item never runs concurrently with itself, which is
- * what lets the engine's state go without locks.
+ * Each QP's engine has two sides: the send side (completer, then
+ * requester: ACKs free send-queue room) and the receive side (responder).
+ * One work item per QP, on an unbound workqueue, runs both; a doorbell
+ * runs the send side in the poster's context; a looped-back packet runs
+ * the side it is for (below). Each side has one runner at a time (its
+ * mutex), which is what lets its state go without locks; the two sides
+ * share no transport state, so they run in parallel: a server can send
+ * its answer while a client's thread still runs the server's responder
+ * (rdma_rxe gets the same from its three tasks per QP). A side runs until
+ * nothing moves or the round budget is spent, in which case the work
+ * item queues itself again so that other QPs get their turn.
  *
  * The workqueue has WQ_MEM_RECLAIM because kernel storage consumers
  * (NVMe over Fabrics) may need it to make progress under memory pressure.
  *
  * Loopback without wake-ups: a packet that net.c loops back while a
- * process-context engine run (a doorbell or the work item) transmits
- * reaches sroce_task_rx() on that same thread, with bottom halves
- * disabled. Waking a worker for the destination QP would cost a context
- * switch per hop of every exchange (request, ACK, response). Instead the
- * QP is noted in the runner's struct sroce_inline and its engine runs on
- * the same thread once the runner's own engine is done. The runner
- * publishes its context in a per-CPU pointer and pins itself to the CPU
- * (migrate_disable()); only the thread that owns the context adds to it,
- * so it needs no lock. A QP whose engine is busy elsewhere is left to
- * that runner, which looks again before it lets go (engine_kick); the
- * rest (real receive in softirq, a second runner on the CPU, a full
- * context) goes to the work item.
+ * process-context run (a doorbell or the work item) transmits reaches
+ * sroce_task_rx() on that same thread, with bottom halves disabled.
+ * Waking a worker for the destination QP would cost a context switch per
+ * hop of every exchange (request, ACK, response). Instead the QP and side
+ * are noted in the runner's struct sroce_inline and run on the same thread
+ * once the runner's own side is done. The runner publishes its context in
+ * a per-CPU pointer and pins itself to the CPU (migrate_disable()); only
+ * the thread that owns the context adds to it, so it needs no lock. A side
+ * that is busy elsewhere is left to that runner, which looks again before
+ * it lets go (the side's kick); the rest (real receive in softirq, a
+ * second runner on the CPU, a full context) goes to the work item.
  */
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -43,11 +47,17 @@
 
 static struct workqueue_struct *sroce_wq;
 
-/* A runner's list of QPs that received looped-back packets. */
+/* A side of a QP that received looped-back packets. */
+struct sroce_inline_entry {
+	struct sroce_qp *qp;		/* holds a reference */
+	enum sroce_side side;
+};
+
+/* A runner's list of them. */
 struct sroce_inline {
 	struct task_struct *owner;	/* NULL: not published */
 	unsigned int n;
-	struct sroce_qp *qp[SROCE_INLINE_QPS];	/* each holds a reference */
+	struct sroce_inline_entry e[SROCE_INLINE_QPS];
 };
 
 /* The context of the runner on this CPU, if any; see the top comment. */
@@ -65,26 +75,33 @@ void sroce_task_exit(void)
 	destroy_workqueue(sroce_wq);
 }
 
-static bool sroce_engine_round(struct sroce_qp *qp)
+/* One round of one side of the engine: true when anything moved. */
+static bool sroce_side_round(struct sroce_qp *qp, enum sroce_side side)
 {
+	bool in_error = sroce_qp_state(qp) == IB_QPS_ERR;
 	bool progress;
 
+	if (side == SROCE_SIDE_RECV) {
+		progress = sroce_resp_run(qp);
+		if (in_error)
+			progress |= sroce_resp_flush(qp);
+		return progress;
+	}
 	progress = sroce_comp_run(qp);
-	progress |= sroce_resp_run(qp);
-	if (sroce_qp_state(qp) == IB_QPS_ERR)
+	if (in_error)
 		progress |= sroce_comp_flush(qp);
 	else
 		progress |= sroce_req_run(qp);
 	return progress;
 }
 
-/* Run the engine until idle or out of rounds. Caller holds engine_lock. */
-static bool sroce_engine_run(struct sroce_qp *qp)
+/* Run @side until idle or out of rounds. Caller holds its lock. */
+static bool sroce_side_run(struct sroce_qp *qp, enum sroce_side side)
 {
 	int rounds = SROCE_WORK_ROUNDS;
 
-	lockdep_assert_held(&qp->engine_lock);
-	while (sroce_engine_round(qp)) {
+	lockdep_assert_held(&qp->side[side].lock);
+	while (sroce_side_round(qp, side)) {
 		if (!--rounds)
 			return false;
 		/*
@@ -97,55 +114,63 @@ static bool sroce_engine_run(struct sroce_qp *qp)
 }
 
 /*
- * Run the engine, release it, and run it again if work came while it was
- * held: a doorbell or a looped-back packet that found engine_lock taken
- * set engine_kick and left the work to the holder instead of waking a
- * worker (under emulation a wake-up on the other CPU costs more than the
- * message: ib_write_lat's server posts its answer while the client's
- * thread still runs the server QP's responder).
- * Called with engine_lock held; returns with it released.
- * Return: true when the engine went idle, false when it needs the worker.
+ * Run @side, release it, and run it again if work came while it was
+ * held: a doorbell or a looped-back packet that found the side taken set
+ * its kick and left the work to the holder instead of waking a worker
+ * (under emulation a wake-up on the other CPU costs more than the
+ * message).
+ * Called with the side's lock held; returns with it released.
+ * Return: true when the side went idle, false when it needs the worker.
  */
-static bool sroce_engine_run_unlock(struct sroce_qp *qp)
+static bool sroce_side_run_unlock(struct sroce_qp *qp, enum sroce_side side)
 {
+	struct sroce_engine_side *es = &qp->side[side];
 	bool idle;
 
 	for (;;) {
-		WRITE_ONCE(qp->engine_kick, false);
+		WRITE_ONCE(es->kick, false);
 		smp_mb();	/* the clear before the run looks at the queues */
-		idle = sroce_engine_run(qp);
-		mutex_unlock(&qp->engine_lock);
+		idle = sroce_side_run(qp, side);
+		mutex_unlock(&es->lock);
 		if (!idle)
 			return false;
-		smp_mb();	/* pairs with sroce_engine_kick() */
-		if (!READ_ONCE(qp->engine_kick) || !mutex_trylock(&qp->engine_lock))
+		smp_mb();	/* pairs with sroce_side_kick() */
+		if (!READ_ONCE(es->kick) || !mutex_trylock(&es->lock))
 			return true;
 		if (READ_ONCE(qp->dead)) {
-			mutex_unlock(&qp->engine_lock);
+			mutex_unlock(&es->lock);
 			return true;
 		}
 	}
 }
 
 /*
- * Work for @qp is queued: take its engine, or leave the work to whoever
- * holds it (sroce_engine_run_unlock() looks at engine_kick after it lets
- * go; one of the two sees the other). A dying QP's engine is held by
- * sroce_task_qp_stop() and runs no more.
- * Return: true when the caller now holds engine_lock.
+ * Work for @side of @qp is queued: take the side, or leave the work to
+ * whoever holds it (sroce_side_run_unlock() looks at the kick after it
+ * lets go; one of the two sees the other). A dying QP's sides are held by
+ * sroce_task_qp_stop() and run no more.
+ * Return: true when the caller now holds the side's lock.
  */
-static bool sroce_engine_kick(struct sroce_qp *qp)
+static bool sroce_side_kick(struct sroce_qp *qp, enum sroce_side side)
 {
-	WRITE_ONCE(qp->engine_kick, true);
-	smp_mb();	/* pairs with sroce_engine_run_unlock() */
-	if (!mutex_trylock(&qp->engine_lock))
+	struct sroce_engine_side *es = &qp->side[side];
+
+	WRITE_ONCE(es->kick, true);
+	smp_mb();	/* pairs with sroce_side_run_unlock() */
+	if (!mutex_trylock(&es->lock))
 		return false;
 	/* See sroce_task_qp_stop(): a dying QP's engine no longer runs. */
 	if (READ_ONCE(qp->dead)) {
-		mutex_unlock(&qp->engine_lock);
+		mutex_unlock(&es->lock);
 		return false;
 	}
 	return true;
+}
+
+/* Run @side of @qp here, or leave it to whoever runs it. */
+static bool sroce_side_try(struct sroce_qp *qp, enum sroce_side side)
+{
+	return !sroce_side_kick(qp, side) || sroce_side_run_unlock(qp, side);
 }
 
 /* Publish @ctx as this CPU's runner context, unless another runner has. */
@@ -159,11 +184,11 @@ static void sroce_inline_begin(struct sroce_inline *ctx)
 }
 
 /*
- * Called from sroce_task_rx() with bottom halves disabled: note @qp in the
- * context of the runner this thread is, if it is one.
- * Return: true when the runner will run the engine of @qp.
+ * Called from sroce_task_rx() with bottom halves disabled: note @side of
+ * @qp in the context of the runner this thread is, if it is one.
+ * Return: true when the runner will run it.
  */
-static bool sroce_inline_note(struct sroce_qp *qp)
+static bool sroce_inline_note(struct sroce_qp *qp, enum sroce_side side)
 {
 	struct sroce_inline *ctx = this_cpu_read(sroce_inline_ctx);
 	unsigned int i;
@@ -171,51 +196,46 @@ static bool sroce_inline_note(struct sroce_qp *qp)
 	if (!ctx || ctx->owner != current || !in_task())
 		return false;
 	for (i = 0; i < ctx->n; i++)
-		if (ctx->qp[i] == qp)
+		if (ctx->e[i].qp == qp && ctx->e[i].side == side)
 			return true;
 	if (ctx->n == SROCE_INLINE_QPS)
 		return false;
 	kref_get(&qp->elem.ref);	/* the packet's reference keeps it > 0 */
-	ctx->qp[ctx->n++] = qp;
+	ctx->e[ctx->n].qp = qp;
+	ctx->e[ctx->n++].side = side;
 	return true;
 }
 
-/* Run the engine of @qp here, or leave the work to whoever runs it. */
-static void sroce_inline_engine(struct sroce_qp *qp)
-{
-	if (sroce_engine_kick(qp) && !sroce_engine_run_unlock(qp))
-		sroce_task_sched(qp);
-}
-
 /*
- * Take the oldest noted QP out of @ctx (it may be noted again). Only this
- * thread, outside softirq, adds to @ctx: no lock.
+ * Take the oldest noted entry out of @ctx (it may be noted again). Only
+ * this thread, outside softirq, adds to @ctx: no lock.
  */
-static struct sroce_qp *sroce_inline_pop(struct sroce_inline *ctx)
+static struct sroce_inline_entry sroce_inline_pop(struct sroce_inline *ctx)
 {
-	struct sroce_qp *qp = ctx->qp[0];
+	struct sroce_inline_entry e = ctx->e[0];
 	unsigned int i;
 
 	for (i = 1; i < ctx->n; i++)
-		ctx->qp[i - 1] = ctx->qp[i];
+		ctx->e[i - 1] = ctx->e[i];
 	ctx->n--;
-	return qp;
+	return e;
 }
 
 /*
- * The runner's own engine is done and its lock released: run the QPs it
+ * The runner's own side is done and its lock released: run the sides it
  * looped packets to (which may loop packets back), then unpublish the
  * context and hand what is left to the workers.
  */
 static void sroce_inline_end(struct sroce_inline *ctx)
 {
 	int runs = SROCE_INLINE_RUNS;
-	struct sroce_qp *qp;
+	struct sroce_inline_entry e;
 
 	while (ctx->n && runs--) {
-		qp = sroce_inline_pop(ctx);
-		sroce_inline_engine(qp);
-		sroce_qp_put(qp);
+		e = sroce_inline_pop(ctx);
+		if (!sroce_side_try(e.qp, e.side))
+			sroce_task_sched(e.qp);
+		sroce_qp_put(e.qp);
 	}
 	if (ctx->owner) {
 		local_bh_disable();
@@ -225,9 +245,9 @@ static void sroce_inline_end(struct sroce_inline *ctx)
 	migrate_enable();
 	/* Nothing can be noted any more. */
 	while (ctx->n) {
-		qp = ctx->qp[--ctx->n];
-		sroce_task_sched(qp);
-		sroce_qp_put(qp);
+		e = ctx->e[--ctx->n];
+		sroce_task_sched(e.qp);
+		sroce_qp_put(e.qp);
 	}
 }
 
@@ -235,10 +255,12 @@ static void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 	struct sroce_inline ctx;
+	bool idle;
 
-	mutex_lock(&qp->engine_lock);
 	sroce_inline_begin(&ctx);
-	if (!sroce_engine_run_unlock(qp))
+	idle = sroce_side_try(qp, SROCE_SIDE_SEND);
+	idle &= sroce_side_try(qp, SROCE_SIDE_RECV);
+	if (!idle)
 		sroce_task_sched(qp);
 	sroce_inline_end(&ctx);
 }
@@ -247,11 +269,14 @@ static void sroce_qp_work(struct work_struct *work)
  * sroce_task_doorbell - a user process rang the send doorbell
  * @qp: the QP
  *
- * The engine runs right here, in the caller's context, unless it is
+ * The send side runs right here, in the caller's context, unless it is
  * already running elsewhere (whose runner then runs it once more, see
- * sroce_engine_run_unlock()): what was posted goes out before the system
+ * sroce_side_run_unlock()): what was posted goes out before the system
  * call returns, which saves a wake-up per message, and completions that
- * need no answer (UD, local operations) are there when it returns.
+ * need no answer (UD, local operations) are there when it returns. The
+ * receive side may meanwhile run on another thread: in ib_write_lat the
+ * server answers while the client's thread still runs the server QP's
+ * responder, and the two go on in parallel.
  *
  * Context: process context (the post_send system call).
  */
@@ -259,18 +284,21 @@ void sroce_task_doorbell(struct sroce_qp *qp)
 {
 	struct sroce_inline ctx;
 
-	if (!sroce_engine_kick(qp))
+	if (!sroce_side_kick(qp, SROCE_SIDE_SEND))
 		return;
 	sroce_inline_begin(&ctx);
-	if (!sroce_engine_run_unlock(qp))
+	if (!sroce_side_run_unlock(qp, SROCE_SIDE_SEND))
 		sroce_task_sched(qp);
 	sroce_inline_end(&ctx);
 }
 
 void sroce_task_qp_init(struct sroce_qp *qp)
 {
+	int s;
+
 	INIT_WORK(&qp->work, sroce_qp_work);
-	mutex_init(&qp->engine_lock);
+	for (s = 0; s < SROCE_SIDES; s++)
+		mutex_init(&qp->side[s].lock);
 	skb_queue_head_init(&qp->req_pkts);
 	skb_queue_head_init(&qp->resp_pkts);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
@@ -298,8 +326,8 @@ void sroce_task_sched(struct sroce_qp *qp)
  */
 void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sk_buff_head *list = sroce_pkt(skb)->info->flags & SROCE_OPF_REQ ?
-				    &qp->req_pkts : &qp->resp_pkts;
+	bool req = sroce_pkt(skb)->info->flags & SROCE_OPF_REQ;
+	struct sk_buff_head *list = req ? &qp->req_pkts : &qp->resp_pkts;
 	unsigned long flags;
 
 	/* Checked under the queue lock: see sroce_task_qp_stop(). */
@@ -311,7 +339,7 @@ void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	__skb_queue_tail(list, skb);
 	spin_unlock_irqrestore(&list->lock, flags);
-	if (!sroce_inline_note(qp))
+	if (!sroce_inline_note(qp, req ? SROCE_SIDE_RECV : SROCE_SIDE_SEND))
 		sroce_task_sched(qp);
 }
 
@@ -346,6 +374,7 @@ static void sroce_purge(struct sk_buff_head *list)
 void sroce_task_qp_stop(struct sroce_qp *qp)
 {
 	unsigned long flags;
+	int s;
 
 	/*
 	 * A packet looked up just before the QP was unpublished may still be
@@ -357,9 +386,11 @@ void sroce_task_qp_stop(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->req_pkts.lock, flags);
 	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
 	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
-	/* Wait out an inline runner (sroce_inline_engine()) already inside. */
-	mutex_lock(&qp->engine_lock);
-	mutex_unlock(&qp->engine_lock);
+	/* Wait out a runner already inside either side. */
+	for (s = 0; s < SROCE_SIDES; s++) {
+		mutex_lock(&qp->side[s].lock);
+		mutex_unlock(&qp->side[s].lock);
+	}
 	del_timer_sync(&qp->retry_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);

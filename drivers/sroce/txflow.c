@@ -134,19 +134,21 @@ void sroce_txflow_track(struct sroce_qp *qp, struct sk_buff *skb)
  * Return: true when the stack holds a full send buffer of its packets;
  * the QP's engine is scheduled once half of it has drained.
  *
- * Context: the QP's engine.
+ * Context: either side of the QP's engine.
  */
 bool sroce_txflow_full(struct sroce_qp *qp)
 {
 	struct socket *sock = qp->tx_sock;
 	struct sock *sk = sock->sk;
 	unsigned long flags;
+	bool was_queued;
 
 	if (sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
 		return false;
 	WRITE_ONCE(qp->tx_throttled, true);
 	spin_lock_irqsave(&sock->wq.wait.lock, flags);
-	if (list_empty(&qp->tx_wait.entry))
+	was_queued = !list_empty(&qp->tx_wait.entry);
+	if (!was_queued)
 		__add_wait_queue(&sock->wq.wait, &qp->tx_wait);
 	spin_unlock_irqrestore(&sock->wq.wait.lock, flags);
 	/*
@@ -158,6 +160,13 @@ bool sroce_txflow_full(struct sroce_qp *qp)
 		return true;
 	sroce_txflow_unqueue(qp, sock);
 	WRITE_ONCE(qp->tx_throttled, false);
+	/*
+	 * The entry may have been the other side's of the engine (both send
+	 * data packets: requests, READ responses), which stopped for the
+	 * wake-up just taken away from it.
+	 */
+	if (was_queued)
+		sroce_task_sched(qp);
 	return false;
 }
 
