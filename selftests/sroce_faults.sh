@@ -4,9 +4,11 @@
 # Fault injection (debug kernel only: make test-debug): every object of
 # selftests/sroce_objects is created and destroyed with sroce's allocations
 # and setup calls failing at random (the driver's fail_sroce attribute, only
-# in the test's own processes), then with each of sroce's setup functions
-# that carry ALLOW_ERROR_INJECTION failing half the time (fail_function).
-# Each round must have injected failures (counted through "times").  The program's own results do not matter - many of
+# in the test's own processes). Each round must have injected failures
+# (counted through "times"). Not fail_function: on x86 its kprobe handler
+# runs from the int3 trap, an NMI, where a task filter never matches and
+# its random draw trips lockdep (inconsistent IN-NMI usage of the batched
+# entropy lock); fail_sroce covers the same setup functions.  The program's own results do not matter - many of
 # its calls fail by design; what must hold: no kernel report (the harness
 # checks the log, kmemleak included), the object counts go back to where
 # they were, the device still moves data and the module unloads.
@@ -17,15 +19,8 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 ROUNDS=${SROCE_FAULTS_ROUNDS:-4}
 DBG=/sys/kernel/debug
 GID4=0000:0000:0000:0000:0000:ffff:c000:0201
-FUNCS="sroce_queue_init sroce_queue_resize sroce_pool_reserve sroce_pool_reserve_index"
 
-ktap_plan $((3 + ROUNDS + $(wc -w <<<"$FUNCS")))
-if [ ! -d $DBG/fail_function ]; then
-	ktap_fail "fault injection available" \
-		"no fail_function in debugfs: run under make test-debug"
-	ktap_finish
-	exit 1
-fi
+ktap_plan $((3 + ROUNDS))
 
 sroce_reset
 sroce_load
@@ -80,29 +75,6 @@ for r in $(seq 1 "$ROUNDS"); do
 	fi
 	ktap_check "fail_sroce ${p}%: objects back to '$baseline'" wait_for objects 20 counts_back
 done
-
-# No task filter here: fail_function's kprobe runs its handler from the
-# int3 trap, which x86 enters as an NMI, so in_task() is false there and a
-# task-filtered attribute never fires (the rounds injected nothing before
-# this test counted). Only sroce's own functions are probed, so nothing
-# outside sroce fails either way.
-echo N >$DBG/fail_function/task-filter
-echo 0 >$DBG/fail_function/verbose
-echo 1 >$DBG/fail_function/interval
-for f in $FUNCS; do
-	echo >$DBG/fail_function/inject
-	if ! echo "$f" >$DBG/fail_function/inject 2>/dev/null; then
-		ktap_fail "fail_function $f" "not injectable (ALLOW_ERROR_INJECTION missing?)"
-		continue
-	fi
-	if ! under_faults $DBG/fail_function 50; then
-		ktap_fail "fail_function $f 50%" "no failure injected"
-		continue
-	fi
-	ktap_check "fail_function $f 50%: objects back to '$baseline'" \
-		wait_for objects 20 counts_back
-done
-echo >$DBG/fail_function/inject
 
 ktap_check "the device still moves data afterwards (ibv_rc_pingpong -c)" \
 	sroce_pingpong_ok sroce0 "$idx"

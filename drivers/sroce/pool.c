@@ -5,6 +5,7 @@
 #include <linux/error-injection.h>
 #include <linux/slab.h>
 
+#include "fault.h"
 #include "pool.h"
 
 /**
@@ -72,7 +73,8 @@ int sroce_pool_reserve(struct sroce_pool *pool, struct sroce_pool_elem *elem,
 		return -ENOMEM;
 	sroce_pool_elem_init(elem);
 	/* A NULL entry is reserved: xa_load() returns NULL for it. */
-	err = xa_alloc_cyclic_irq(&pool->xa, &elem->index, NULL, pool->range,
+	err = sroce_fault() ? -ENOMEM :
+	      xa_alloc_cyclic_irq(&pool->xa, &elem->index, NULL, pool->range,
 				  &pool->next, gfp);
 	if (err < 0) {
 		atomic_dec(&pool->count);
@@ -100,7 +102,7 @@ int sroce_pool_reserve_index(struct sroce_pool *pool,
 		return -ENOMEM;
 	sroce_pool_elem_init(elem);
 	elem->index = index;
-	err = xa_insert_irq(&pool->xa, index, NULL, gfp);
+	err = sroce_fault() ? -ENOMEM : xa_insert_irq(&pool->xa, index, NULL, gfp);
 	if (err)
 		atomic_dec(&pool->count);
 	return err;
