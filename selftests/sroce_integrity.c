@@ -38,7 +38,10 @@
  * mr_iova_end_2_64 (an MR whose IOVA range ends exactly at 2^64 registers and
  * carries WRITE, READ and FETCH_AND_ADD on its last bytes), retry_exceeded
  * (the peer QP vanishes: retry_cnt retries, 7 included, then
- * IBV_WC_RETRY_EXC_ERR, counted; needs root for sroce's retry_floor_ms), and:
+ * IBV_WC_RETRY_EXC_ERR, counted; needs root for sroce's retry_floor_ms),
+ * reset_in_flight (both QPs to RESET in the middle of long transfers, then
+ * connected again with new PSNs: no completion after the RESET, nothing
+ * outside the cut batch touched, the next batch exact), and:
  *
  * Negative cases (each recreates the QPs after the error): bad rkeys (stale,
  * wrong key bits, other PD, missing remote permission) for WRITE and READ;
@@ -2632,6 +2635,105 @@ TEST_F_TIMEOUT(rc, retry_exceeded, 120)
 	}
 	recovery(c);
 	ASSERT_EQ(0, c->errors);
+}
+
+/* Both QPs to RESET; the first modify lands while the other still runs. */
+static int reset_pair(struct ctx *c)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int i, ret;
+
+	for (i = 0; i < NSIDE; i++) {
+		ret = ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Completions of a batch cut short by RESET: the transfers that finished
+ * before it may complete, each at most once and with a work request ID of
+ * the batch; once both QPs are in RESET nothing may complete any more.
+ */
+static void drain_reset_batch(struct ctx *c, int *done)
+{
+	struct ibv_cq *cq[2] = { c->scq, c->rcq };
+	struct ibv_wc wc[16];
+	int n, k, q, idx, got = 0, late = 0;
+
+	for (q = 0; q < 2; q++) {
+		while ((n = ibv_poll_cq(cq[q], 16, wc)) > 0) {
+			for (k = 0; k < n; k++) {
+				if (!wrid_decode(c, wc[k].wr_id, q, c->b->n, &idx))
+					bad(c, "reset: completion with a foreign wr_id 0x%" PRIx64,
+					    wc[k].wr_id);
+				else if (wc[k].status != IBV_WC_SUCCESS)
+					bad(c, "reset: transfer #%d completed with %s", idx,
+					    ibv_wc_status_str(wc[k].status));
+			}
+			got += n;
+		}
+	}
+	if (got > 2 * c->b->n)
+		bad(c, "reset: %d completions for %d transfers", got, c->b->n);
+	usleep(20000);
+	for (q = 0; q < 2; q++) {
+		if (ibv_poll_cq(cq[q], 1, wc) > 0 && !late++)
+			bad(c, "reset: a completion (wr_id 0x%" PRIx64 ", %s) after both QPs "
+			    "were reset", wc[0].wr_id, ibv_wc_status_str(wc[0].status));
+	}
+	*done += got;
+}
+
+/*
+ * RESET in the middle of transfers, then the same two QPs connected again
+ * with new PSNs: nothing of the old connection (packets still queued, a
+ * pending timeout, a READ being answered, a half-received message) may
+ * reach the new one. Each round posts a batch of long messages, resets
+ * both QPs after a random pause, drains what completed, checks that no
+ * memory outside the batch's own pieces changed, reconnects and runs a
+ * verified batch that must complete exactly.
+ */
+TEST_F_TIMEOUT(rc, reset_in_flight, 180)
+{
+	if (self->c.skipped)
+		return;
+	struct ctx *c = &self->c;
+	unsigned int mask = M_ALL & ~M_ATOMIC;
+	int round, i, rounds = 20, old = 0;
+	double t0 = now();
+
+	pair_create(c, false);
+	for (round = 0; round < rounds && !c->errors; round++) {
+		size_t len = (4 + rnd_below(c, 12)) * c->mtu + rnd_below(c, c->mtu);
+
+		gen_batch(c, mask, false, 8, &len);
+		ASSERT_LT(0, c->b->n) TH_LOG("could not place a transfer");
+		prepare(c);
+		ASSERT_EQ(0, post_recvs(c));
+		ASSERT_EQ(0, post_sends(c));
+		usleep(rnd_below(c, 3000));
+		ASSERT_EQ(0, reset_pair(c)) TH_LOG("modify to RESET: %s", strerror(errno));
+		drain_reset_batch(c, &old);
+		restore_batch(c);
+		if (!full_check(c, "after RESET", NULL))
+			break;
+		for (i = 0; i < NSIDE; i++)
+			c->sq_psn[i] = pick_psn(c);
+		for (i = 0; i < NSIDE; i++)
+			ASSERT_EQ(0, qp_connect(c, i)) TH_LOG("reconnect QP %s: %s",
+							      side_name(i), strerror(errno));
+		gen_batch(c, mask, false, 1 + rnd_below(c, 8), NULL);
+		if (!run_batch(c))
+			break;
+	}
+	if (!c->errors)
+		full_check(c, "final check", NULL);
+	note("reset_in_flight: %d rounds, %d completions of cut batches, %.1f s", round, old,
+	     now() - t0);
+	ASSERT_EQ(0, c->errors);
+	ASSERT_EQ(rounds, round);
 }
 
 /*

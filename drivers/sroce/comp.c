@@ -458,7 +458,7 @@ bool sroce_comp_run(struct sroce_qp *qp)
 	int budget = 64;
 
 	while (budget-- > 0 && (skb = skb_dequeue(&qp->resp_pkts))) {
-		if (sroce_qp_state(qp) != IB_QPS_ERR)
+		if (sroce_qp_takes_packets(qp))
 			sroce_comp_packet(qp, skb);
 		sroce_task_consume(skb);
 		progress = true;

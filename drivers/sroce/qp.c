@@ -45,6 +45,17 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
 	return READ_ONCE(qp->state);
 }
 
+/*
+ * Whether the engine acts on a dequeued packet: one queued before the QP
+ * went to ERR, or RESET and on, belongs to a connection that is gone.
+ */
+bool sroce_qp_takes_packets(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	return state >= IB_QPS_RTR && state <= IB_QPS_SQE;
+}
+
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
@@ -383,6 +394,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
+	qp->req.retry_since = 0;
 	qp->rnr_wait = false;
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = 0;
@@ -444,6 +456,7 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct rxe_av av = {};
 	unsigned long flags;
 	u32 res_count = 0;
+	bool to_reset;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -460,6 +473,9 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (res_count && !res)
 		return -ENOMEM;
 
+	to_reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
+	if (to_reset)
+		sroce_task_reset_begin(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -467,8 +483,7 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	      sroce_qp_dev_gone(qp, cur, next) ? -ENODEV : 0;
 	if (err) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		kfree(res);
-		return err;
+		goto out;
 	}
 	if (res && !qp->resp.res) {	/* before the state lets it be used */
 		qp->resp.res_count = res_count;
@@ -478,11 +493,14 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 	sroce_qp_apply(qp, attr, mask, &av);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	kfree(res);		/* a concurrent modify allocated them first */
 	/* Entering RTS may start posted work; entering ERR flushes it. */
-	if ((mask & IB_QP_STATE) && next != IB_QPS_RESET)
+	if ((mask & IB_QP_STATE) && !to_reset)
 		sroce_task_sched(qp);
-	return 0;
+out:
+	if (to_reset)
+		sroce_task_reset_end(qp);
+	kfree(res);		/* unused, or a concurrent modify's came first */
+	return err;
 }
 
 /**

@@ -122,12 +122,10 @@ struct sroce_qp {
 		u32 retry_cnt;		/* transport retries left */
 		u32 rnr_retry;		/* RNR retries left */
 		unsigned long retry_since; /* jiffies of the first timeout, 0: none */
-		bool ssn_err;
 	} req;
 
 	struct sroce_comp_state {
 		u32 psn;		/* oldest PSN not yet acknowledged */
-		bool error;		/* the QP went to error: flush */
 	} comp;
 
 	struct sroce_resp_state {
@@ -182,6 +180,7 @@ static inline u32 sroce_qpn(const struct sroce_qp *qp)
 }
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
+bool sroce_qp_takes_packets(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);

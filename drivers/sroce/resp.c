@@ -882,7 +882,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	}
 	while (budget-- > 0 && !qp->resp.cur_read &&
 	       (skb = skb_dequeue(&qp->req_pkts))) {
-		if (sroce_qp_state(qp) != IB_QPS_ERR)
+		if (sroce_qp_takes_packets(qp))
 			sroce_resp_packet(qp, skb);
 		sroce_task_consume(skb);
 		progress = true;

@@ -362,6 +362,46 @@ static void sroce_purge(struct sk_buff_head *list)
 }
 
 /**
+ * sroce_task_reset_begin - keep both sides of the engine of @qp still
+ * @qp: the QP, about to enter RESET
+ *
+ * RESET rewrites the state of both sides; a runner in either must not
+ * see it change halfway. The timers go too: a timeout that fired for the
+ * old connection must not start a retry on the next one.
+ * The receive side nests inside the send side only here.
+ *
+ * Context: process context, outside any run of this QP's engine.
+ */
+void sroce_task_reset_begin(struct sroce_qp *qp)
+{
+	mutex_lock(&qp->side[SROCE_SIDE_SEND].lock);
+	mutex_lock_nested(&qp->side[SROCE_SIDE_RECV].lock,
+			  SINGLE_DEPTH_NESTING);
+	del_timer_sync(&qp->retry_timer);
+	del_timer_sync(&qp->rnr_timer);
+	WRITE_ONCE(qp->retry_timer_fired, false);
+}
+
+/**
+ * sroce_task_reset_end - let the engine of a QP in RESET run again
+ * @qp: the QP, its state now RESET
+ *
+ * Packets queued before the RESET belong to the old connection: they go
+ * now rather than meet the next one. One that was accepted just before
+ * the state changed and is queued after this finds the QP in RESET and
+ * is dropped by the side that dequeues it.
+ *
+ * Context: process context, after sroce_task_reset_begin().
+ */
+void sroce_task_reset_end(struct sroce_qp *qp)
+{
+	sroce_purge(&qp->req_pkts);
+	sroce_purge(&qp->resp_pkts);
+	mutex_unlock(&qp->side[SROCE_SIDE_RECV].lock);
+	mutex_unlock(&qp->side[SROCE_SIDE_SEND].lock);
+}
+
+/**
  * sroce_task_qp_stop - stop the engine of a QP being destroyed
  * @qp: the QP, already unpublished so no new packet can reach it
  *

@@ -14,6 +14,8 @@ void sroce_task_exit(void);
 
 void sroce_task_qp_init(struct sroce_qp *qp);
 void sroce_task_qp_stop(struct sroce_qp *qp);
+void sroce_task_reset_begin(struct sroce_qp *qp);
+void sroce_task_reset_end(struct sroce_qp *qp);
 void sroce_task_sched(struct sroce_qp *qp);
 void sroce_task_doorbell(struct sroce_qp *qp);
 void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb);
