@@ -13,7 +13,10 @@
 # --quick (make bench QUICK=1): one round with few iterations, a smoke run
 # that shows every row works (its figures mean little).
 # --no-pair (or SROCE_BENCH_PAIR=0): the single guest only, no "2 guests"
-# rows.
+# rows. The two guests' link is a UDP one (vm-pair.sh --link udp; or
+# SROCE_BENCH_LINK=tcp): over QEMU's TCP link a frame can wait for a
+# delayed ACK of the host's TCP, tens of milliseconds, which then is all
+# that a latency row measures.
 # --out DIR keeps the guests' results dirs (raw lines, dmesg, perf data):
 # the single guest's in DIR, the two guests' in DIR/two-guests/{a,b}.
 #
@@ -67,7 +70,7 @@ if [[ $PAIR != 0 ]]; then
 	prc=0
 	rm -f "$pout"/{a,b}/bench_pair.raw	# an earlier run's, with --out
 	SROCE_TEST_TIMEOUT=$((plimit - 120)) scripts/vm-pair.sh --quiet \
-		--timeout "$plimit" --out "$pout" \
+		--timeout "$plimit" --out "$pout" --link "${SROCE_BENCH_LINK:-udp}" \
 		--a selftests/bench/bench_pair.sh --b selftests/bench/bench_pair.sh || prc=$?
 	praw=$pout/b/bench_pair.raw
 	if [[ -s $praw ]]; then

@@ -22,12 +22,21 @@
 #                  otherwise)
 #   --ko PATH      module for the guests (default drivers/sroce/sroce.ko)
 #   --append STR   extra kernel command line for both guests
+#   --link tcp|udp how QEMU carries the link (default tcp, or
+#                  $SROCE_PAIR_LINK), see below
 #   --quiet        do not print the test outputs, only the verdict
 #
-# The link: guest A's NIC is a QEMU socket netdev listening on 127.0.0.1 at
-# a free port chosen per run (retried if another run takes it first), B's
-# connects to it.  Nothing else is on the link, nothing leaves it, and no
-# user-mode networking is used.  In each guest the NIC is eth0:
+# The link: with tcp, guest A's NIC is a QEMU socket netdev listening on
+# 127.0.0.1 at a free port chosen per run (retried if another run takes it
+# first), B's connects to it: no frame is ever lost, but QEMU leaves
+# Nagle's algorithm on, so a frame sent while an earlier one is not yet
+# acknowledged by the host's TCP waits for that acknowledgement (a delayed
+# ACK, tens of milliseconds). With udp, each NIC is a QEMU socket netdev
+# bound to its own port on 127.0.0.1 and sending to the other's, one
+# datagram per frame: no such delay, and a frame is dropped when the other
+# QEMU does not read fast enough, as on a real link.  Nothing else is on
+# the link, nothing leaves it, and no user-mode networking is used.  In
+# each guest the NIC is eth0:
 #   A: 192.0.2.1/24, 2001:db8:2::1/64, MAC 52:54:00:50:00:0a, host pair-a
 #   B: 192.0.2.2/24, 2001:db8:2::2/64, MAC 52:54:00:50:00:0b, host pair-b
 #
@@ -53,8 +62,9 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 
 TIMEOUT=900 MEM=1536 SMP=1 OUT='' KO='' KO_SET='' QUIET='' APPEND=''
+LINK=${SROCE_PAIR_LINK:-tcp}
 TESTS_A='' TESTS_B=''
-OUT_IS_TEMP='' PORT=''
+OUT_IS_TEMP='' PORT='' PORT_B=''
 declare -A PID=()	# role -> pid of timeout(1) running its qemu
 declare -A QRC=()	# role -> exit status of that
 
@@ -79,6 +89,7 @@ parse_args() {
 		--out)      OUT=${2:?}; shift 2 ;;
 		--ko)       KO=${2:?}; KO_SET=1; shift 2 ;;
 		--append)   APPEND=${2?}; shift 2 ;;
+		--link)     LINK=${2:?}; shift 2 ;;
 		--quiet)    QUIET=1; shift ;;
 		-h|--help)  usage ;;
 		*)          die "unknown argument $1" ;;
@@ -87,6 +98,7 @@ parse_args() {
 	[[ -n ${TESTS_A// } && -n ${TESTS_B// } ]] || usage
 	[[ $TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ && $SMP =~ ^[0-9]+$ ]] ||
 		die "--timeout, --mem and --smp take numbers"
+	[[ $LINK == tcp || $LINK == udp ]] || die "--link takes tcp or udp, not '$LINK'"
 	[[ $REPO != *[[:space:]]* ]] || die "repo path '$REPO' contains whitespace"
 }
 
@@ -129,33 +141,41 @@ start_guest() {
 	PID[$role]=$!
 }
 
-port_listening() {
-	ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
+port_taken() {
+	ss -lntuH "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# A random port that nothing listens on now.  Another run may still take
-# it before qemu binds; boot_a then retries with another.
+# A random port that nothing listens on or is bound to now.  Another run
+# may still take it before qemu binds; boot_a then retries with another.
 pick_port() {
 	local p
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		p=$((20000 + RANDOM % 30000))
-		port_listening "$p" || { echo "$p"; return 0; }
+		port_taken "$p" || { echo "$p"; return 0; }
 	done
-	die "no free TCP port found"
+	die "no free port found"
 }
 
-# Start A listening on a free port; wait until it listens (qemu binds the
-# socket before it starts the guest).  Sets PORT.
+# Start A on a free port and wait until its qemu has bound it (it does
+# before it starts the guest); with udp, pick B's port first, as A sends
+# to it.  Sets PORT (A's) and PORT_B (udp).
 boot_a() {
-	local port try t
+	local port try t netdev
 	for try in 1 2 3 4 5; do
 		port=$(pick_port)
-		start_guest a 52:54:00:50:00:0a "socket,id=n0,listen=127.0.0.1:$port"
+		if [[ $LINK == udp ]]; then
+			PORT_B=$(pick_port)
+			[[ $PORT_B != "$port" ]] || continue
+			netdev="socket,id=n0,udp=127.0.0.1:$PORT_B,localaddr=127.0.0.1:$port"
+		else
+			netdev="socket,id=n0,listen=127.0.0.1:$port"
+		fi
+		start_guest a 52:54:00:50:00:0a "$netdev"
 		for ((t = 0; t < 100; t++)); do
 			if ! kill -0 "${PID[a]}" 2>/dev/null; then
 				break		# did not bind (taken meanwhile?)
 			fi
-			if port_listening "$port"; then
+			if port_taken "$port"; then
 				PORT=$port
 				return 0
 			fi
@@ -163,10 +183,19 @@ boot_a() {
 		done
 		kill "${PID[a]}" 2>/dev/null || true
 		wait "${PID[a]}" 2>/dev/null || true
-		echo "vm-pair: guest A did not listen on port $port (try $try):" \
+		echo "vm-pair: guest A did not bind port $port (try $try):" \
 			"$(tail -n 2 "$OUT/a/qemu.log" | tr '\n' ' ')" >&2
 	done
 	return 1
+}
+
+# B connects to A (tcp) or binds the port A sends to (udp).
+boot_b() {
+	local netdev="socket,id=n0,connect=127.0.0.1:$PORT"
+
+	[[ $LINK == tcp ]] ||
+		netdev="socket,id=n0,udp=127.0.0.1:$PORT,localaddr=127.0.0.1:$PORT_B"
+	start_guest b 52:54:00:50:00:0b "$netdev"
 }
 
 kill_guests() {
@@ -221,7 +250,7 @@ main() {
 		echo 1 >"$OUT/pair/a.exited"
 		die "could not start guest A"
 	fi
-	start_guest b 52:54:00:50:00:0b "socket,id=n0,connect=127.0.0.1:$PORT"
+	boot_b
 	wait_guests
 	for r in a b; do
 		if [[ -z $QUIET ]]; then
@@ -234,7 +263,7 @@ main() {
 		echo "vm-pair: guest $r: qemu exit ${QRC[$r]}${boot:+, ready at uptime ${boot}s}"
 		vm_verdict "$OUT/$r" "${QRC[$r]}" "$TIMEOUT" "vm-pair $r: " || ok=''
 	done
-	echo "vm-pair: VMs ran $((SECONDS - start))s on port $PORT${KO:+, module $KO}"
+	echo "vm-pair: VMs ran $((SECONDS - start))s on a $LINK link (port $PORT${PORT_B:+/$PORT_B})${KO:+, module $KO}"
 	if [[ -n $ok ]]; then
 		echo PASS >"$OUT/status"
 		echo "vm-pair: PASS"

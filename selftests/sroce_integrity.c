@@ -2713,7 +2713,7 @@ TEST_F_TIMEOUT(rc, reset_in_flight, 180)
 		prepare(c);
 		ASSERT_EQ(0, post_recvs(c));
 		ASSERT_EQ(0, post_sends(c));
-		usleep(rnd_below(c, 3000));
+		usleep(rnd_below(c, 1000));
 		ASSERT_EQ(0, reset_pair(c)) TH_LOG("modify to RESET: %s", strerror(errno));
 		drain_reset_batch(c, &old);
 		restore_batch(c);
