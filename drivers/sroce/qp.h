@@ -36,7 +36,7 @@ enum sroce_side {
 
 /* One side of a QP's engine: its runner's lock, and work left for it. */
 struct sroce_engine_side {
-	struct mutex lock;
+	unsigned long busy;	/* bit 0: a runner holds the side (task.c) */
 	bool kick;		/* work came while the side was held */
 };
 

@@ -79,6 +79,9 @@ struct sroce_dev {
 	atomic_t num_mr;
 	atomic_t num_mw;
 
+	/* ODP MRs: while there is one, no QP engine runs in softirq (task.c) */
+	atomic_t odp_mrs;
+
 	/* Low byte of the next MR/MW key; any value is fine, it only varies. */
 	atomic_t key_variant;
 

@@ -7,6 +7,7 @@
 #define SROCE_TASK_H
 
 struct sk_buff;
+struct sroce_dev;
 struct sroce_qp;
 
 int sroce_task_init(void);
@@ -16,6 +17,8 @@ void sroce_task_qp_init(struct sroce_qp *qp);
 void sroce_task_qp_stop(struct sroce_qp *qp);
 void sroce_task_reset_begin(struct sroce_qp *qp);
 void sroce_task_reset_end(struct sroce_qp *qp);
+void sroce_task_odp_begin(struct sroce_dev *sdev);
+void sroce_task_odp_end(struct sroce_dev *sdev);
 void sroce_task_sched(struct sroce_qp *qp);
 void sroce_task_doorbell(struct sroce_qp *qp);
 void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb);
