@@ -213,12 +213,19 @@ u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page)
 	return va;
 }
 
-void sroce_mr_unmap_word(u64 *word, struct page *page)
+/*
+ * An ODP page was only referenced for the write, so it is dirtied here
+ * (which may sleep: ODP atomics run in process context). A pinned MR's
+ * pages are dirtied when they are unpinned, and an atomic may run in the
+ * receive softirq, where set_page_dirty_lock() must not be called.
+ */
+void sroce_mr_unmap_word(struct sroce_mr *mr, u64 *word, struct page *page)
 {
 	if (!page)
 		return;
 	kunmap_local(word);
-	set_page_dirty_lock(page);
+	if (mr->type == SROCE_MR_ODP)
+		set_page_dirty_lock(page);
 	put_page(page);
 }
 

@@ -88,7 +88,7 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 		  enum sroce_copy_dir dir);
 u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page);
-void sroce_mr_unmap_word(u64 *word, struct page *page);
+void sroce_mr_unmap_word(struct sroce_mr *mr, u64 *word, struct page *page);
 
 struct rxe_sge;
 

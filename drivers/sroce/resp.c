@@ -564,7 +564,7 @@ static int sroce_do_atomic(struct sroce_mr *mr, u64 va, u8 opcode,
 		val = *orig + swap_add;
 	WRITE_ONCE(*word, val);
 	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-	sroce_mr_unmap_word(word, page);
+	sroce_mr_unmap_word(mr, word, page);
 	return 0;
 }
 
@@ -629,7 +629,7 @@ static enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 		spin_lock_irqsave(&sroce_atomic_lock, flags);
 		memcpy(word, sroce_pkt_payload(skb), 8);
 		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-		sroce_mr_unmap_word(word, page);
+		sroce_mr_unmap_word(mr, word, page);
 	}
 	sroce_mr_put(mr);
 	return word ? SROCE_RESP_OK : SROCE_RESP_NAK_ACCESS;
