@@ -5,10 +5,12 @@
 # user-space unit tests of the pure wire code), then every guest test in one
 # guest boot, then the hostile-input tests again with the kernel's slab
 # checks on (scripts/test-checked.sh), then the two-guest interop suite
-# (selftests/pair/run.sh: rdma_rxe <-> sroce across two guests). selftests/run.sh folds the host
-# and the pair results into its totals and prints the closing
-# "N passed, N failed, N skipped" line.  SROCE_SKIP_PAIR=1 leaves the pair
-# suite out (for a quick local run; CI never sets it).
+# (selftests/pair/run.sh: rdma_rxe <-> sroce across two guests), then bulk
+# traffic across two guests joined by a lossy link (pair/lossy_link.sh).
+# selftests/run.sh folds the host and the pair results into its totals and
+# prints the closing "N passed, N failed, N skipped" line.
+# SROCE_SKIP_PAIR=1 leaves the pair suites out (for a quick local run; CI
+# never sets it).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +51,8 @@ host_check "selftest programs build" make -s -C selftests all
 # make check rebuilt the module with W=1: rebuild it plainly for the guest.
 make -s module >/dev/null
 
-pair=selftests/pair/run.sh
+# The two-guest suite, then the same pair booted over a lossy link.
+pair="selftests/pair/run.sh;selftests/pair/run.sh --link udp lossy_link.sh"
 [ -z "${SROCE_SKIP_PAIR:-}" ] || pair=
 SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER="scripts/test-checked.sh;$pair" \
 	selftests/run.sh

@@ -170,7 +170,7 @@ tally_after() {
 	(cd "$REPO" && bash -c "$cmd") >"$log" 2>&1 || rc=$?
 	cat "$log"
 	grep -E '^(not )?ok([[:space:]]|$)' "$log" >"$tmp" || true
-	tally_test "${cmd%% *}" "$tmp" "$rc"
+	tally_test "$cmd" "$tmp" "$rc"
 	rm -f "$log" "$tmp"
 }
 

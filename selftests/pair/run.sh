@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [TEST...]: the two-guest suite.  Boots one pair of guests
-# (scripts/vm-pair.sh) and runs each TEST (default: the list below) on
-# both, A and B in step.  Prints the guests' outputs as "# " comment lines,
-# then one top-level TAP line per result, named "pair GUEST TEST: ...",
-# counted the way selftests/run.sh counts a guest test:
+# run.sh [--link tcp|udp] [TEST...]: the two-guest suite.  Boots one pair
+# of guests (scripts/vm-pair.sh, joined by its --link) and runs each TEST
+# (default: the list below) on both, A and B in step.  Prints the guests'
+# outputs as "# " comment lines, then one top-level TAP line per result,
+# named "pair GUEST TEST: ...", counted the way selftests/run.sh counts
+# a guest test:
 #   - every "ok"/"not ok" line of a test (top level) is one result
 #   - a planned result never printed, a test that exited non-zero without
 #     a failure, or one that reported nothing, is one failure
@@ -70,7 +71,11 @@ tally() {
 }
 
 main() {
-	local tests=() t out g rc vm_rc=0 list
+	local tests=() t out g rc vm_rc=0 list link=()
+	if [[ ${1:-} == --link ]]; then
+		link=(--link "${2:?--link takes tcp or udp}")
+		shift 2
+	fi
 	if [[ $# -gt 0 ]]; then tests=("$@"); else tests=("${DEFAULT_TESTS[@]}"); fi
 	for t in "${!tests[@]}"; do
 		[[ -f ${tests[$t]} ]] || tests[$t]=$REPO/selftests/pair/${tests[$t]}
@@ -85,7 +90,7 @@ main() {
 	export SROCE_TEST_TIMEOUT
 	echo "# pair run: ${#tests[@]} test(s) on both guests"
 	(cd "$REPO" && scripts/vm-pair.sh --timeout "${SROCE_PAIR_TIMEOUT:-3000}" \
-		--out "$out" --a "$list" --b "$list") 2>&1 | sed 's/^/# /'
+		"${link[@]}" --out "$out" --a "$list" --b "$list") 2>&1 | sed 's/^/# /'
 	vm_rc=${PIPESTATUS[0]}
 	for g in a b; do
 		for t in "${tests[@]}"; do
