@@ -395,6 +395,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
 	qp->req.retry_since = 0;
+	qp->comp.went_back = false;
 	qp->rnr_wait = false;
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = 0;

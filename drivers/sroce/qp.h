@@ -126,6 +126,9 @@ struct sroce_qp {
 
 	struct sroce_comp_state {
 		u32 psn;		/* oldest PSN not yet acknowledged */
+		/* went back to back_psn for a lost response (comp.c) */
+		bool went_back;
+		u32 back_psn;
 	} comp;
 
 	struct sroce_resp_state {

@@ -597,6 +597,16 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 		sroce_req_next_wqe(qp);
 	} else {
 		w->state = SROCE_SWQE_PENDING;
+		/*
+		 * The transport timer runs while anything sent is not
+		 * acknowledged, from the first packet of a message on: an ACK
+		 * that leaves nothing pending stops it, and if the ACKs of a
+		 * whole window of a long message were lost and only the last
+		 * packet armed it, the QP would wait for ever with the window
+		 * closed (seen between two guests over a lossy link).
+		 */
+		if (!timer_pending(&qp->retry_timer))
+			sroce_comp_arm_timer(qp);
 	}
 	return true;
 }

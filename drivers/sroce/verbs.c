@@ -24,6 +24,7 @@
 #include "pd.h"
 #include "qp.h"
 #include "queue.h"
+#include "restrack.h"
 #include "srq.h"
 #include "verbs.h"
 
@@ -192,6 +193,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
