@@ -19,8 +19,8 @@
 # Guest A prints one TAP result per run, "lossy CLIENT-client_SERVER-server
 # TOOL"; both guests check per phase that their device's error counters
 # (pair_lib.sh's list: retries exhausted, send errors, malformed packets)
-# stayed at zero, and print what the loss cost (sroce: packets sent,
-# sequence errors, NAKs, retries) as a figure.
+# stayed at zero, and print what the loss cost (the counters that moved:
+# packets sent, sequence errors, NAKs, retries) as a figure.
 #
 # Environment: SROCE_PAIR_LIMIT  limit for one run, s (120)
 set -u
@@ -63,21 +63,6 @@ check_output() {
 	esac
 }
 
-# What the loss cost this phase: the counters that move for it.
-loss_figures() {
-	rdma statistic show link "$PAIR_DEV/1" 2>/dev/null |
-		awk -v before="$1" 'BEGIN {
-			n = split(before, b, " ")
-			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
-		}
-		{
-			for (i = 3; i < NF; i += 2)
-				if ($i ~ /^(sent_pkts|rcvd_pkts|out_of_seq_request|rcvd_seq_err|duplicate_request|nak_sent|completer_retry_err)$/)
-					out = out sprintf("%s +%d ", $i, $(i + 1) - old[$i])
-			print out
-		}'
-}
-
 nphase=${#PHASES[@]}
 ntools=$(wc -w <<<"$TOOLS")
 plan=$((nphase * 2))		# driver up, error counters per phase
@@ -90,7 +75,8 @@ for p in "${PHASES[@]}"; do
 	if [ "$PAIR_ROLE" = a ]; then drv=$da; else drv=$db; fi
 	phase=$da-$db
 	ktap_check "lossy $phase: guest $PAIR_ROLE runs $drv" pair_use "$drv"
-	before=$(rdma statistic show link "$PAIR_DEV/1" 2>/dev/null)
+	pair_counters_mark
+	phase_before=$COUNTERS_BEFORE	# each run marks its own
 	pair_barrier "$phase.up" 300
 	if [ "$da" = "$db" ]; then dirs=b; else dirs="b a"; fi
 	for tool in $TOOLS; do
@@ -107,7 +93,8 @@ for p in "${PHASES[@]}"; do
 	else
 		ktap_fail "lossy $phase: guest $PAIR_ROLE $PAIR_DEV error counters stay zero" "$bad"
 	fi
-	[ "$drv" = sroce ] && echo "# lossy $phase: guest $PAIR_ROLE sroce: $(loss_figures "$before")"
+	COUNTERS_BEFORE=$phase_before
+	echo "# lossy $phase: guest $PAIR_ROLE $PAIR_DEV counters: $(pair_counters_delta)"
 done
 pair_barrier finished 300
 pair_unload
