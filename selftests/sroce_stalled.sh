@@ -70,7 +70,7 @@ wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
 idx=$(sroce_gid_index sroce0 $GID4)
 baseline=$(sroce_res_counts sroce0)
 
-ktap_plan 8
+ktap_plan 9
 
 fake_server 18515 &
 fpid=$!
@@ -78,6 +78,22 @@ sleep 1
 ibv_rc_pingpong -d sroce0 -g "$idx" -s 4096 -n 100000 $PEER >"$work/rc.out" 2>&1 &
 rcpid=$!
 ktap_check "RC packets parked in the stalled qdisc" wait_for "parked" 30 some_parked
+# The engine's state as "rdma -dd resource show qp" prints it
+# (restrack.c): the RC QP has sent packets nobody acknowledged.
+engine_state() {
+	rdma -dd resource show qp link sroce0/1 2>/dev/null | tr '\n' ' ' |
+		grep -Eo '(req_psn|comp_psn|retry_timer|tx_throttled) [0-9]+' | tr '\n' ' '
+}
+rc_unacked() {
+	local st req comp
+	st=$(engine_state)
+	req=$(sed -n 's/.*req_psn \([0-9]*\).*/\1/p' <<<"$st")
+	comp=$(sed -n 's/.*comp_psn \([0-9]*\).*/\1/p' <<<"$st")
+	[ -n "$req" ] && [ -n "$comp" ] && [ "$req" != "$comp" ]
+}
+ktap_check "rdma -dd resource show qp: the RC QP's packets are unacknowledged (req_psn != comp_psn)" \
+	wait_for "engine state" 10 rc_unacked
+echo "# engine state: $(engine_state)"
 # ibv_rc_pingpong asks for retry_cnt 7 and timeout 14: it would give up
 # by itself after seven retries and sroce's retry_floor_ms (4 s); killed
 # before that, with packets parked.

@@ -599,11 +599,12 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 		w->state = SROCE_SWQE_PENDING;
 		/*
 		 * The transport timer runs while anything sent is not
-		 * acknowledged, from the first packet of a message on: an ACK
-		 * that leaves nothing pending stops it, and if the ACKs of a
-		 * whole window of a long message were lost and only the last
-		 * packet armed it, the QP would wait for ever with the window
-		 * closed (seen between two guests over a lossy link).
+		 * acknowledged, from the first packet of a message on. An ACK
+		 * that leaves nothing pending stops it; if only a message's
+		 * last packet armed it and nothing came back for its first
+		 * window (ACKs lost, or the one NAK after which the responder
+		 * drops the rest silently), the QP waited for ever with its
+		 * window closed (seen between two guests over a lossy link).
 		 */
 		if (!timer_pending(&qp->retry_timer))
 			sroce_comp_arm_timer(qp);

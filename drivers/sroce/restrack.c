@@ -5,6 +5,8 @@
  * can be read without a debugger (which side waits for what). Values are
  * read without the engine's serialisation: a snapshot, possibly torn.
  */
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "qp.h"
@@ -61,10 +63,18 @@ static int sroce_res_put_engine(struct sk_buff *msg, struct sroce_qp *qp)
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	int err;
+	struct nlattr *table;
 
 	if (ibqp->qp_type == IB_QPT_GSI)
 		return 0;
-	err = sroce_res_put_send(msg, qp);
-	return err ?: sroce_res_put_engine(msg, qp);
+	/* The tool reads a driver's attributes from this table only. */
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (sroce_res_put_send(msg, qp) || sroce_res_put_engine(msg, qp)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }
