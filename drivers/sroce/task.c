@@ -49,8 +49,8 @@
 #include <linux/moduleparam.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/wait_bit.h>
 #include <linux/skbuff.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "sroce.h"
@@ -168,7 +168,7 @@ static bool sroce_side_run(struct sroce_qp *qp, enum sroce_side side,
  * its kick and left the work to the holder instead of waking a worker
  * (under emulation a wake-up on the other CPU costs more than the
  * message).
- * Called with the side's lock held; returns with it released.
+ * Called holding the side; returns with it released.
  * Return: true when the side went idle, false when it needs the worker.
  */
 static bool sroce_side_run_unlock(struct sroce_qp *qp, enum sroce_side side,
