@@ -256,6 +256,16 @@ pair_counters_delta() {
 # never reached the combination.
 PAIR_ATTEMPTS=3
 
+# Why a failed run may go again: rping's own exit race (sroce_lib.sh),
+# whichever test ran it, or the test's retry_reason.
+pair_retry_reason() {
+	if [ "$1" = rping ] && rping_exit_race "$2"; then
+		echo "rping's exit race (rdma_get_cm_event on its closed channel)"
+		return 0
+	fi
+	declare -F retry_reason >/dev/null && retry_reason "$1" "$2"
+}
+
 pair_combination() {
 	local name=$1 srv=$2 tool=$3 fam=$4 mtu=$5 key peer_rc mine theirs
 	local attempt=0 why retried=()
@@ -275,8 +285,7 @@ pair_combination() {
 		[ "$PAIR_ROLE" = a ] || { local t=$mine; mine=$theirs; theirs=$t; }
 		# From here "mine" is guest A's evidence on both guests.
 		if ! grep -q FAILED <<<"$mine$theirs" || [ $attempt -ge $PAIR_ATTEMPTS ] ||
-		   ! declare -F retry_reason >/dev/null ||
-		   ! why=$(retry_reason "$tool" "$mine$theirs"); then
+		   ! why=$(pair_retry_reason "$tool" "$mine$theirs"); then
 			break
 		fi
 		retried+=("attempt $attempt: $why")

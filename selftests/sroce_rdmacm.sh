@@ -121,8 +121,12 @@ finish_pair() {
 		echo "counters changed during the pair: $(counters_delta)"
 		kmsg_since_mark | sed 's/^/dmesg: /'
 	fi
-	rm -f "$SLOG" "$SLOG.err" "$CLOG" "$CLOG.err" "$CLOG.cmd"
+	drop_logs
 	return $rc
+}
+
+drop_logs() {
+	rm -f "$SLOG" "$SLOG.err" "$CLOG" "$CLOG.err" "$CLOG.cmd"
 }
 
 # One run again when rping hit its own exit race (sroce_lib.sh), on
@@ -140,7 +144,7 @@ rping_pair() {
 			break
 		fi
 		RETRIED="ran again after rping's exit race (${WHY[*]})"
-		rm -f "$SLOG" "$SLOG.err" "$CLOG" "$CLOG.err" "$CLOG.cmd"
+		drop_logs
 	done
 	if [ "$CRC" != "not run" ]; then
 		grep -q 'data mismatch' "$CLOG.err" && WHY+=("client: rping -V data mismatch")

@@ -63,12 +63,6 @@ tool_cmd() {
 	esac
 }
 
-# pair_combination's retry hook: rping's own exit race (sroce_lib.sh).
-retry_reason() {
-	[ "$1" = rping ] && rping_exit_race "$2" || return 1
-	echo "rping's exit race (rdma_get_cm_event on its closed channel)"
-}
-
 check_output() {
 	local tool=$1 side=$2 log=$3
 	case $tool in

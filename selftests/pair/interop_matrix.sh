@@ -89,12 +89,7 @@ in_ci() {
 # crashes in librdmacm). Later perftest releases retry rdma_connect
 # for that reason. A reject is an answer from the peer's CM, so the two
 # drivers delivered the REQ and the REJ: that run may go again.
-# rping has an exit race of its own (sroce_lib.sh's rping_exit_race).
 retry_reason() {
-	if [ "$1" = rping ] && rping_exit_race "$2"; then
-		echo "rping's exit race (rdma_get_cm_event on its closed channel)"
-		return 0
-	fi
 	[ "$1" = send_lat_rdmacm ] || return 1
 	# 8: IB_CM_REJ_INVALID_SERVICE_ID, "nobody listens there"; perftest
 	# prints it one of two ways.
