@@ -148,9 +148,11 @@ vm_qemu_cmd() {
 	cmdline="console=ttyS0 panic=-1 net.ifnames=0 log_buf_len=8M tsc=reliable"
 	cmdline+=" vmharness.init=$REPO/scripts/guest-init.sh $append"
 	local share=security_model=none,multidevs=remap
+	# SROCE_GUEST_CPU: the CPU model (scripts/test-debug.sh changes it)
 	VM_QEMU=(qemu-system-x86_64
 		-nodefaults -no-user-config -display none -no-reboot
-		-machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem"
+		-machine q35 -accel tcg -cpu "${SROCE_GUEST_CPU:-max}"
+		-smp "$smp" -m "$mem"
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 		-serial "file:$dir/console.log"
 		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,$share"

@@ -117,11 +117,13 @@ host_subsys_absent() {
 	! host_subsys >/dev/null
 }
 
-# /dev/nvmeXnY: the (multipath) namespace block device of our subsystem.
+# /dev/nvmeXnY: the namespace block device of our subsystem: under the
+# subsystem with CONFIG_NVME_MULTIPATH (Debian's kernel), under its
+# controller without (a kernel built without it, such as the debug one).
 host_bdev() {
 	local s n
 	s=$(host_subsys) || return 1
-	for n in "$s"/nvme*n*; do
+	for n in "$s"/nvme*n* "$s"/nvme[0-9]*/nvme*n*; do
 		n=${n##*/}
 		[[ $n =~ ^nvme[0-9]+n[0-9]+$ ]] && [ -b "/dev/$n" ] && { echo "/dev/$n"; return 0; }
 	done
@@ -161,11 +163,12 @@ nvme_ios() {
 	echo "$n"
 }
 
-# Wait until the NVMe devices completed $1 more I/Os than now.
+# Wait until the NVMe devices completed $1 more I/Os than now (for at
+# most $2 s, default 60).
 wait_io_progress() {
 	local start
 	start=$(nvme_ios)
-	wait_for "NVMe I/O progress" 60 io_progressed $((start + $1))
+	wait_for "NVMe I/O progress" "${2:-60}" io_progressed $((start + $1))
 }
 
 io_progressed() {

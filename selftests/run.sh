@@ -35,6 +35,7 @@
 #                            selftests/pair/run.sh (its exit status counts
 #                            like a test's)
 #   SROCE_GUEST_APPEND       more kernel command line for the guest
+#   SROCE_GUEST_CPU          QEMU -cpu model (default max)
 #   SROCE_*                  all passed on to the tests in the guest
 set -euo pipefail
 

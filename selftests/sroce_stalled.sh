@@ -31,6 +31,11 @@ parked() {
 }
 some_parked() { [ "$(parked)" -gt 0 ]; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
+# The fake server listens on TCP port $1 in the peer namespace (python's
+# start-up takes seconds on a debug kernel: a fixed sleep raced it).
+peer_listening() {
+	ip netns exec $NS ss -Hltn "sport = :$1" | grep -q .
+}
 
 # The peer's half of the pingpong handshake: read the client's
 # "LID:QPN:PSN:GID", answer with a QP that nobody will ever run.
@@ -41,6 +46,7 @@ fake_server() {
 		s = socket.socket()
 		s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 		s.bind((addr, port)); s.listen(1)
+		s.settimeout(120)	# never outlive a client that did not come
 		c, _ = s.accept()
 		c.recv(52)
 		c.sendall(("0000:000123:000000:%s" % gid).encode() + b"\0")
@@ -72,31 +78,43 @@ baseline=$(sroce_res_counts sroce0)
 
 ktap_plan 9
 
+# ibv_rc_pingpong asks for retry_cnt 7 and timeout 14: with sroce's
+# 4 s retry floor its QP would give up after about 32 s, which the checks
+# below can outlast on a debug kernel; a 60 s floor keeps it waiting.
+echo 60000 >/sys/module/sroce/parameters/retry_floor_ms
 fake_server 18515 &
 fpid=$!
-sleep 1
+wait_for "fake server" 60 peer_listening 18515
 ibv_rc_pingpong -d sroce0 -g "$idx" -s 4096 -n 100000 $PEER >"$work/rc.out" 2>&1 &
 rcpid=$!
 ktap_check "RC packets parked in the stalled qdisc" wait_for "parked" 30 some_parked
+some_parked || sed 's/^/# rc client: /' "$work/rc.out"
 # The engine's state as "rdma -dd resource show qp" prints it
-# (restrack.c): the RC QP has sent packets nobody acknowledged.
+# (restrack.c): the RC QP's send is outstanding (its WQE is not complete)
+# and its transport timer runs. Not req_psn != comp_psn: every timeout
+# goes back to comp_psn, and a QP whose transmit budget the parked packets
+# hold cannot send again, so the two can be equal while it waits.
 engine_state() {
 	rdma -dd resource show qp link sroce0/1 2>/dev/null | tr '\n' ' ' |
-		grep -Eo '(req_psn|comp_psn|retry_timer|tx_throttled) [0-9]+' | tr '\n' ' '
+		sed 's/link /\nlink /g' | grep 'type RC' |
+		grep -Eo '(sq_cons|sq_prod|req_psn|comp_psn|retry_timer|tx_throttled) [0-9]+' |
+		tr '\n' ' '
+}
+engine_field() {
+	sed -n "s/.*$1 \([0-9]*\).*/\1/p" <<<"$2"
 }
 rc_unacked() {
-	local st req comp
+	local st cons prod
 	st=$(engine_state)
-	req=$(sed -n 's/.*req_psn \([0-9]*\).*/\1/p' <<<"$st")
-	comp=$(sed -n 's/.*comp_psn \([0-9]*\).*/\1/p' <<<"$st")
-	[ -n "$req" ] && [ -n "$comp" ] && [ "$req" != "$comp" ]
+	cons=$(engine_field sq_cons "$st")
+	prod=$(engine_field sq_prod "$st")
+	[ -n "$cons" ] && [ -n "$prod" ] && [ "$cons" != "$prod" ] &&
+		[ "$(engine_field retry_timer "$st")" = 1 ]
 }
-ktap_check "rdma -dd resource show qp: the RC QP's packets are unacknowledged (req_psn != comp_psn)" \
+ktap_check "rdma -dd resource show qp: the RC QP's send is outstanding, its transport timer armed" \
 	wait_for "engine state" 10 rc_unacked
 echo "# engine state: $(engine_state)"
-# ibv_rc_pingpong asks for retry_cnt 7 and timeout 14: it would give up
-# by itself after seven retries and sroce's retry_floor_ms (4 s); killed
-# before that, with packets parked.
+# Killed while its packets are parked and its QP still waits for them.
 kill -9 $rcpid
 ktap_check "the killed RC client went away (QP destroyed)" wait_for "rc exit" 20 gone $rcpid
 wait $rcpid 2>/dev/null
@@ -104,12 +122,13 @@ wait $fpid 2>/dev/null
 
 fake_server 18516 &
 fpid=$!
-sleep 1
+wait_for "fake server" 60 peer_listening 18516
 before=$(parked)
 ibv_ud_pingpong -d sroce0 -g "$idx" -p 18516 -s 1024 -n 100000 $PEER >"$work/ud.out" 2>&1 &
 udpid=$!
 more_parked() { [ "$(parked)" -gt "$before" ]; }
 ktap_check "UD packets parked as well" wait_for "ud parked" 30 more_parked
+more_parked || sed 's/^/# ud client: /' "$work/ud.out"
 kill -9 $udpid
 ktap_check "the killed UD client went away (QP destroyed)" wait_for "ud exit" 20 gone $udpid
 wait $udpid 2>/dev/null

@@ -92,19 +92,22 @@ start_pyverbs() {
 }
 
 # A lost controller is given up after 2 s: the round disconnects it anyway.
+# The limits are generous (a debug kernel takes a minute to connect); a
+# start that fails says which step did.
 start_nvme() {
 	local bdev
-	target_port_add && wait_for "nvmet listening" 20 target_listening >/dev/null || return 1
-	timeout -k 5 60 nvme connect -t rdma -a "$ADDR" -s "$PORT" -n "$NQN" \
+	target_port_add || { echo "nvmet port not added"; return 1; }
+	wait_for "nvmet listening" 60 target_listening || return 1
+	timeout -k 5 120 nvme connect -t rdma -a "$ADDR" -s "$PORT" -n "$NQN" \
 		--hostnqn="$HOSTNQN" --hostid="$HOSTID" --reconnect-delay=1 \
-		--ctrl-loss-tmo=2 >/dev/null &&
-		wait_for "namespace block device" 30 host_bdev_present >/dev/null || return 1
+		--ctrl-loss-tmo=2 >/dev/null || { echo "nvme connect failed"; return 1; }
+	wait_for "namespace block device" 60 host_bdev_present || return 1
 	bdev=$(host_bdev)
 	fio --name=teardown --filename="$bdev" --direct=1 --ioengine=libaio \
 		--rw=randrw --bs=4k --iodepth=16 --time_based --runtime=60 \
 		--size=64m >/dev/null 2>&1 &
 	PIDS+=($!)
-	wait_io_progress 64 >/dev/null
+	wait_io_progress 64 120
 }
 
 # After the round: no NVMe controller or target port left for the next one.
