@@ -5,7 +5,7 @@
 # in /usr/share/doc/rdma-core/tests) on an sroce device, one TAP result per
 # unittest test. Failures and errors fail; skips are reported with their
 # reason. SROCE_PYVERBS_TESTS selects unittest names to run (default: the
-# whole suite).
+# whole suite); SROCE_PYVERBS_LIMIT is the run's limit in seconds (600).
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
@@ -45,7 +45,7 @@ on_term() {
 }
 trap on_term TERM
 # shellcheck disable=SC2086
-(cd "$work/tests" && exec timeout 600 python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1 &
+(cd "$work/tests" && exec timeout "${SROCE_PYVERBS_LIMIT:-600}" python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1 &
 wait $!
 rc=$?
 trap - TERM
