@@ -152,9 +152,11 @@ dump_kmsg() {
 # A test that needs longer than SROCE_TEST_TIMEOUT says so with a line
 # "# sroce-timeout: SECONDS" near its top; the larger of the two applies.
 # selftests/run.sh reads the same line to size the whole VM's limit.
+# SROCE_TIMEOUT_SCALE multiplies the test's own figure (the debug kernel).
 test_limit() {
 	local t
 	t=$(head -c 4096 "$1" | sed -n 's/^# sroce-timeout: *\([0-9]\+\) *$/\1/p' | head -n1)
+	t=$((${t:-0} * ${SROCE_TIMEOUT_SCALE:-1}))
 	echo $((${t:-0} > SROCE_TEST_TIMEOUT ? t : SROCE_TEST_TIMEOUT))
 }
 

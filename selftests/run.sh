@@ -36,6 +36,7 @@
 #                            like a test's)
 #   SROCE_GUEST_APPEND       more kernel command line for the guest
 #   SROCE_GUEST_CPU          QEMU -cpu model (default max)
+#   SROCE_TIMEOUT_SCALE      multiplies each test's own "# sroce-timeout:" (1)
 #   SROCE_*                  all passed on to the tests in the guest
 set -euo pipefail
 
@@ -71,6 +72,7 @@ resolve_test() {
 test_limit() {
 	local t
 	t=$(head -c 4096 "$1" | sed -n 's/^# sroce-timeout: *\([0-9]\+\) *$/\1/p' | head -n1)
+	t=$((${t:-0} * ${SROCE_TIMEOUT_SCALE:-1}))
 	echo $((${t:-0} > $2 ? t : $2))
 }
 
