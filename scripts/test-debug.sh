@@ -19,8 +19,9 @@ make -s -C selftests all
 export SROCE_GUEST_TREE=$tree
 export SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
 export SROCE_GUEST_KO=$top/.cache/debug/sroce.ko
-export SROCE_TEST_TIMEOUT=$((3 * ${SROCE_TEST_TIMEOUT:-300}))
-export SROCE_TIMEOUT_SCALE=3	# and a test's own "# sroce-timeout:" too
+# three times the default limit and a test's own "# sroce-timeout:"
+export SROCE_TIMEOUT_SCALE=3
+export SROCE_TEST_TIMEOUT=$((SROCE_TIMEOUT_SCALE * ${SROCE_TEST_TIMEOUT:-300}))
 # Without 5-level paging: with it (TCG's "max" CPU has la57), an interrupt
 # that arrives while the boot CPU is identified (interrupts are on by then)
 # makes KASAN report a wild access in rcu_is_watching(), in about one boot
