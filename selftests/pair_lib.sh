@@ -211,6 +211,7 @@ pair_run_side() {
 			cat "$log.cmd"
 			sed "s/^/$PAIR_ROLE $side: /" "$log" | cut -c1-200 | tail -n 40
 			echo "$PAIR_ROLE counters changed: $(pair_counters_delta)"
+			echo "$PAIR_ROLE eth0 frames meanwhile: $(pair_frames_delta)"
 		fi
 	} >"$(pair_file "$PAIR_ROLE" "$key.log")"
 	rm -f "$log" "$log.cmd"
@@ -222,9 +223,25 @@ pair_server_ready() {
 	if [ "$3" = cm ]; then pair_cm_listening "$2"; else sroce_port_listening "$2"; fi
 }
 
-# counters_mark/counters_delta of sroce_lib.sh, for whichever device.
+# counters_mark/counters_delta of sroce_lib.sh, for whichever device,
+# and the NIC's frame counts: a failed run whose frames left one guest
+# but never arrived at the other points at the link, not a driver.
 pair_counters_mark() {
 	COUNTERS_BEFORE=$(rdma statistic show link "$PAIR_DEV/1" 2>/dev/null)
+	FRAMES_BEFORE=$(pair_frames)
+}
+
+pair_frames() {
+	local d=/sys/class/net/eth0/statistics
+	echo "$(cat $d/tx_packets) $(cat $d/rx_packets) $(cat $d/tx_dropped) $(cat $d/rx_dropped)"
+}
+
+pair_frames_delta() {
+	local b now
+	read -r -a b <<<"$FRAMES_BEFORE"
+	read -r -a now <<<"$(pair_frames)"
+	echo "tx +$((now[0] - b[0])) rx +$((now[1] - b[1]))" \
+		"tx_dropped +$((now[2] - b[2])) rx_dropped +$((now[3] - b[3]))"
 }
 
 pair_counters_delta() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--link tcp|udp] [TEST...]: the two-guest suite.  Boots one pair
+# run.sh [--link unix|tcp|udp] [TEST...]: the two-guest suite.  Boots one pair
 # of guests (scripts/vm-pair.sh, joined by its --link) and runs each TEST
 # (default: the list below) on both, A and B in step.  Prints the guests'
 # outputs as "# " comment lines, then one top-level TAP line per result,
@@ -73,7 +73,7 @@ tally() {
 main() {
 	local tests=() t out g rc vm_rc=0 list link=()
 	if [[ ${1:-} == --link ]]; then
-		link=(--link "${2:?--link takes tcp or udp}")
+		link=(--link "${2:?--link takes unix, tcp or udp}")
 		shift 2
 	fi
 	if [[ $# -gt 0 ]]; then tests=("$@"); else tests=("${DEFAULT_TESTS[@]}"); fi
