@@ -19,7 +19,8 @@
 #   SROCE_PERFTEST_ITERS         -n for the sweeps (5, perftest's minimum)
 #   SROCE_PERFTEST_ATOMIC_ITERS  -n for the atomic tests (100)
 #   SROCE_PERFTEST_QUICK         1: -R and -q 4 at 1 MiB only, not -a
-#   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (180)
+#   SROCE_PERFTEST_PAIR_TIMEOUT  limit for one server/client pair, s (180
+#                                times SROCE_TIMEOUT_SCALE)
 #   SROCE_TEST_TIMEOUT           the harness' limit for the test (300): pairs
 #                                that would start too close to it fail as
 #                                "not run"
@@ -31,7 +32,7 @@ cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 N=${SROCE_PERFTEST_ITERS:-5}
 NA=${SROCE_PERFTEST_ATOMIC_ITERS:-100}
 ONLY=${SROCE_PERFTEST_ONLY:-}
-PAIR_TIMEOUT=${SROCE_PERFTEST_PAIR_TIMEOUT:-180}	# seconds for one pair
+PAIR_TIMEOUT=${SROCE_PERFTEST_PAIR_TIMEOUT:-$((180 * ${SROCE_TIMEOUT_SCALE:-1}))}	# one pair, s
 ALL=8388608		# the last size of an -a sweep (perftest's MAX_SIZE)
 
 # Sweeps (-a) over out-of-band TCP, over rdma_cm (-R) and with 4 QPs; a

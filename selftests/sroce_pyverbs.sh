@@ -5,7 +5,9 @@
 # in /usr/share/doc/rdma-core/tests) on an sroce device, one TAP result per
 # unittest test. Failures and errors fail; skips are reported with their
 # reason. SROCE_PYVERBS_TESTS selects unittest names to run (default: the
-# whole suite); SROCE_PYVERBS_LIMIT is the run's limit in seconds (600).
+# whole suite); SROCE_PYVERBS_LIMIT is the run's limit in seconds (default:
+# the harness's limit for this test less 30 s, to report what ran).
+# sroce-timeout: 400
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
@@ -37,6 +39,7 @@ cp -r /usr/share/doc/rdma-core/tests "$work/tests"
 gunzip -f "$work"/tests/*.gz
 log="$work/pyverbs.log"
 
+limit=${SROCE_PYVERBS_LIMIT:-$((${SROCE_TEST_TIMEOUT:-400} - 30))}
 # Killed by the harness's time limit: say which test was running.
 on_term() {
 	echo "# killed; the last lines pyverbs printed:"
@@ -45,7 +48,7 @@ on_term() {
 }
 trap on_term TERM
 # shellcheck disable=SC2086
-(cd "$work/tests" && exec timeout "${SROCE_PYVERBS_LIMIT:-600}" python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1 &
+(cd "$work/tests" && exec timeout "$limit" python3 run_tests.py --dev sroce0 --gid "${gid_index:-1}" -v $selectors) >"$log" 2>&1 &
 wait $!
 rc=$?
 trap - TERM
