@@ -89,10 +89,12 @@ decode_taint() {
 attribute() {
 	local log=$1 hit n test='boot' i=0
 	local -a mark_ln=() mark_test=()
+	# A here-string, not process substitution: the guest has no /dev/fd.
 	while IFS=: read -r n hit; do
+		[[ -n $n ]] || continue
 		mark_ln+=("$n")
 		mark_test+=("${hit##*guest-init: running }")
-	done < <(grep -n 'guest-init: running ' "$log" || true)
+	done <<<"$(grep -n 'guest-init: running ' "$log" || true)"
 	while IFS= read -r hit; do
 		n=${hit%%:*}
 		while ((i < ${#mark_ln[@]} && mark_ln[i] < n)); do
