@@ -145,13 +145,10 @@ start_guest() {
 		-virtfs "local,path=$OUT/pair,mount_tag=pair,security_model=none,multidevs=remap" \
 		-netdev "$netdev" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile="
-	if [[ -n $peer_fd ]]; then
-		timeout -k 10 "$TIMEOUT" "${VM_QEMU[@]}" </dev/null \
-			>"$dir/qemu.log" 2>&1 {peer_fd}>&- &
-	else
-		timeout -k 10 "$TIMEOUT" "${VM_QEMU[@]}" </dev/null \
-			>"$dir/qemu.log" 2>&1 &
-	fi
+	(
+		[[ -z $peer_fd ]] || exec {peer_fd}>&-
+		exec timeout -k 10 "$TIMEOUT" "${VM_QEMU[@]}" </dev/null >"$dir/qemu.log" 2>&1
+	) &
 	PID[$role]=$!
 }
 
