@@ -14,7 +14,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 host_results=$(mktemp)
 trap 'rm -f "$host_results"' EXIT
 
@@ -45,6 +45,16 @@ if [ -x selftests/unit/run.sh ]; then
 	grep -E '^(not )?ok ' "$unit_log" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]*/\1 - unit:/' >>"$host_results"
 	rm -f "$unit_log"
 fi
+
+echo "# host: the kernel log verdict (scripts/check-kmsg.sh) on known logs"
+kmsg_log=$(mktemp)
+if ! selftests/unit/check_kmsg_test.sh >"$kmsg_log" 2>&1; then
+	grep -qE '^not ok ' "$kmsg_log" ||
+		echo "not ok - check-kmsg tests: exit status" >>"$host_results"
+fi
+cat "$kmsg_log"
+grep -E '^(not )?ok ' "$kmsg_log" | sed -E 's/^((not )?ok) [0-9]+ /\1 /' >>"$host_results"
+rm -f "$kmsg_log"
 
 host_check "selftest programs build" make -s -C selftests all
 
