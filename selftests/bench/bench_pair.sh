@@ -153,11 +153,22 @@ run_pair() {
 		FAILED_RUNS=$((FAILED_RUNS + 1))
 		return 1
 	fi
+	pair_counters_mark
 	if [ "$PAIR_ROLE" = a ]; then
 		server_side "$key" "$@"
 	else
 		client_side "$key" "$@"
-	fi || { FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
+	fi || { FAILED_RUNS=$((FAILED_RUNS + 1)); run_counters; return 1; }
+	run_counters
+}
+
+# What this guest's side of the run cost on the wire: eth0's frames and
+# the device's counters that moved (resends show as the sender's
+# completer_retry_err and sent_pkts, losses on the link as frames one
+# guest sent and the other never received, and as the receiver's
+# out_of_seq_request and nak_sent).
+run_counters() {
+	note "  $DRV run $SEQ on guest $PAIR_ROLE: eth0 $(pair_frames_delta); $(pair_counters_delta)"
 }
 
 
