@@ -200,12 +200,13 @@ drop_lines() {
 
 # Say which foreign reports were let through, and what that costs.
 note_foreign() {
-	local log=$1 name first last
+	local log=$1 name first last head
 	while read -r name first last; do
 		[[ -n $name ]] || continue
+		head=$(sed -n "${first}p" "$log")
 		echo "check-kmsg: note: known foreign report '$name' (lines $first-$last of $log) let through:"
-		attribute "$log" <<<"$first:$(sed -n "${first}p" "$log")"
-		if sed -n "${first}p" "$log" | grep -q 'locking'; then
+		attribute "$log" <<<"$first:$head"
+		if [[ $head == *locking* ]]; then
 			echo "check-kmsg: note: lockdep checks nothing more in that boot after a report"
 		fi
 	done <<<"$2"

@@ -146,7 +146,7 @@ client_side() {
 # call it in the same order. 0 iff both sides exited 0 (B: client output
 # in $CLOG).
 run_pair() {
-	local key
+	local key rc
 	SEQ=$((SEQ + 1)) PORT=$((PORT + 1)) RUNS=$((RUNS + 1))
 	key=r$SEQ
 	if ((DOWN)); then
@@ -158,8 +158,10 @@ run_pair() {
 		server_side "$key" "$@"
 	else
 		client_side "$key" "$@"
-	fi || { FAILED_RUNS=$((FAILED_RUNS + 1)); run_counters; return 1; }
+	fi
+	rc=$?
 	run_counters
+	((rc == 0)) || { FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
 }
 
 # What this guest's side of the run cost on the wire: eth0's frames and
