@@ -32,29 +32,33 @@ host_check() {
 	rm -f "$log"
 }
 
+# Run a program that prints TAP ("ok N - what"), show its output and fold
+# each of its results into the host results, named PREFIX plus its own
+# description.  A program that fails without a "not ok" line of its own
+# (it died, or never ran) counts as one more failure.
+host_tap() {
+	local prefix=$1 log rc
+	shift
+	log=$(mktemp)
+	"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	grep -E '^(not )?ok [0-9]+' "$log" |
+		sed -E "s/^((not )?ok) [0-9]+( -)? ?/\1 - $prefix/" >>"$host_results"
+	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok ' "$log"; then
+		echo "not ok - ${prefix}$1: exit status $rc" >>"$host_results"
+	fi
+	rm -f "$log"
+}
+
 echo "# host: make check (sparse C=2, W=1)"
 host_check "make check: sparse and W=1 clean" make -s check
 
-if [ -x selftests/unit/run.sh ]; then
-	echo "# host: unit tests of the pure wire code"
-	unit_log=$(mktemp)
-	if ! selftests/unit/run.sh >"$unit_log" 2>&1; then
-		echo "not ok - unit tests: run.sh exit status" >>"$host_results"
-	fi
-	cat "$unit_log"
-	grep -E '^(not )?ok ' "$unit_log" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]*/\1 - unit:/' >>"$host_results"
-	rm -f "$unit_log"
-fi
+echo "# host: unit tests of the pure wire code"
+host_tap "unit: " selftests/unit/run.sh
 
 echo "# host: the kernel log verdict (scripts/check-kmsg.sh) on known logs"
-kmsg_log=$(mktemp)
-if ! selftests/unit/check_kmsg_test.sh >"$kmsg_log" 2>&1; then
-	grep -qE '^not ok ' "$kmsg_log" ||
-		echo "not ok - check-kmsg tests: exit status" >>"$host_results"
-fi
-cat "$kmsg_log"
-grep -E '^(not )?ok ' "$kmsg_log" | sed -E 's/^((not )?ok) [0-9]+ /\1 /' >>"$host_results"
-rm -f "$kmsg_log"
+host_tap "" selftests/unit/check_kmsg_test.sh
 
 host_check "selftest programs build" make -s -C selftests all
 
