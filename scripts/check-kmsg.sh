@@ -35,7 +35,7 @@ BAD_PATTERNS=(
 	'INFO: possible'		# INFO: possible irq lock inversion ...
 	'INFO: trying to register non-static key'
 	'suspicious RCU usage'
-	'\blockdep\b'			# "lockdep is turned off" etc. (not MAX_LOCKDEP_*)
+	'(^|[^A-Za-z0-9_])lockdep([^A-Za-z0-9_]|$)'	# "lockdep is turned off" etc. (not MAX_LOCKDEP_*; no \b: awk uses these too)
 	'DEBUG_LOCKS_WARN_ON'
 	'refcount_t:'
 	'soft lockup'
@@ -128,6 +128,17 @@ attribute() {
 	done
 }
 
+# The BAD_PATTERNS that start a report, as one ERE: all but the lines
+# of a backtrace, which every report (the known foreign ones too) has.
+report_starts() {
+	local p out=
+	for p in "${BAD_PATTERNS[@]}"; do
+		case $p in 'Call Trace:' | 'RIP: '*) continue ;; esac
+		out+=${out:+|}$p
+	done
+	echo "$out"
+}
+
 # foreign_blocks LOG: "name first last" for each complete report in LOG
 # that matches a FOREIGN_REPORTS entry (lines first..last, 1-based).
 foreign_blocks() {
@@ -135,11 +146,13 @@ foreign_blocks() {
 	((${#FOREIGN_REPORTS[@]})) || return 0
 	# through the environment: awk -v would eat the backslashes
 	KMSG_ENTRIES=$(printf '%s\n' "${FOREIGN_REPORTS[@]}") \
+	KMSG_STARTS=$(report_starts) \
 	KMSG_OURS=$RDMA_FRAMES awk '
-	# A report starts with one of these; a second one inside a block
-	# makes the block more than the known report.
+	# Any line of BAD_PATTERNS but the backtrace lines every report
+	# has starts a report; a second one inside a block makes the block
+	# more than the known report.
 	function starts(line) {
-		return line ~ /WARNING:|(^|[^A-Za-z_])BUG:|Oops|Kernel panic|kernel BUG at/
+		return line ~ ENVIRON["KMSG_STARTS"]
 	}
 	function judge(   e, f, n, i, ok) {
 		for (e = 1; e <= ne; e++) {

@@ -54,6 +54,13 @@ expect "a report cut before the end of its stack dump fails" 1 \
 expect "a second report inside the known one fails" 1 \
 	"$(variant second '/lock_acquire+0x14d\/0x390/a [  613.014919] BUG: KASAN: use-after-free in sroce_rx+0x1/0x2 [sroce]')" \
 	'KASAN'
+# Reports that do not start with BUG:/WARNING: are reports too.
+expect "a UBSAN report inside the known one fails" 1 \
+	"$(variant ubsan '/lock_acquire+0x14d\/0x390/a [  613.014919] UBSAN: shift-out-of-bounds in drivers/infiniband/core/cma.c:1:2')" \
+	'UBSAN'
+expect "a kmemleak report inside the known one fails" 1 \
+	"$(variant leak '/lock_acquire+0x14d\/0x390/a [  613.014919] unreferenced object 0xffff888012345678 (size 64):')" \
+	'unreferenced object'
 cat "$fixture" "$work/clean.log" >"$work/twice.log"
 echo "[  700.000000] WARNING: CPU: 0 PID: 1 at drivers/sroce/qp.c:1 x+0x1/0x2 [sroce]" >>"$work/twice.log"
 expect "a report after the known one still fails" 1 "$work/twice.log" 'qp\.c'
