@@ -27,6 +27,15 @@
 #include "task.h"
 #include "wire.h"
 
+/*
+ * Until the window is measured side by side with the fixed one across a
+ * lossy link, it is opt-in; switchable at run time for an A/B in one boot.
+ */
+static bool adaptive_window;
+module_param(adaptive_window, bool, 0644);
+MODULE_PARM_DESC(adaptive_window,
+		 "Halve an RC QP's send window on loss, grow it back on ACKs (default N)");
+
 /* IBTA RNR NAK timer field -> microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
@@ -165,6 +174,13 @@ static void sroce_wqe_finish(struct sroce_qp *qp, struct sroce_swqe *w,
 	w->state = SROCE_SWQE_DONE;
 }
 
+/* The responder has everything before @psn, a PSN after comp.psn. */
+static void sroce_comp_advance(struct sroce_qp *qp, u32 psn)
+{
+	sroce_window_acked(&qp->req.window, sroce_psn_diff(psn, qp->comp.psn));
+	qp->comp.psn = psn;
+}
+
 /*
  * Everything up to @psn (inclusive if @incl) was received by the
  * responder. Returns the first READ/ATOMIC that should have been answered
@@ -194,7 +210,7 @@ static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn,
 	}
 	if (incl ? !sroce_psn_before(psn, qp->comp.psn) :
 		   sroce_psn_after(psn, qp->comp.psn))
-		qp->comp.psn = incl ? sroce_psn_next(psn) : psn;
+		sroce_comp_advance(qp, incl ? sroce_psn_next(psn) : psn);
 	return NULL;
 }
 
@@ -221,13 +237,22 @@ static u32 sroce_read_next_psn(struct sroce_qp *qp, struct sroce_swqe *w)
 	return sroce_psn_add(w->first_psn, w->read_done / mtu);
 }
 
+/* @psn was lost: shrink the window (once per loss event), resend from it. */
+static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
+{
+	if (READ_ONCE(adaptive_window) &&
+	    sroce_window_loss(&qp->req.window, psn, qp->req.psn))
+		sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_WINDOW_CUT);
+	sroce_req_rewind(qp, psn);
+}
+
 /* Send again from @psn: a NAK asked for it, or a response was lost. */
 static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
 {
 	qp->comp.went_back = true;
 	qp->comp.back_psn = psn;
 	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RCV_SEQ_ERR);
-	sroce_req_rewind(qp, psn);
+	sroce_comp_resend(qp, psn);
 }
 
 /*
@@ -281,7 +306,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	if (pkt->info->flags & SROCE_OPF_LAST) {
 		sroce_wqe_finish(qp, w, w->read_done == w->length ?
 				 IB_WC_SUCCESS : IB_WC_LOC_LEN_ERR);
-		qp->comp.psn = sroce_psn_next(w->last_psn);
+		sroce_comp_advance(qp, sroce_psn_next(w->last_psn));
 	}
 	sroce_comp_progress(qp);
 }
@@ -306,7 +331,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 			     sroce_swqe_sge(w), w->num_sge, 0, &orig,
 			     sizeof(orig), SROCE_TO_MR);
 	sroce_wqe_finish(qp, w, err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
-	qp->comp.psn = sroce_psn_next(pkt->psn);
+	sroce_comp_advance(qp, sroce_psn_next(pkt->psn));
 	sroce_comp_progress(qp);
 }
 
@@ -459,8 +484,8 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	 * lacks makes that packet the likeliest to be dropped again by a
 	 * receiver that is already overloaded.
 	 */
-	sroce_req_rewind(qp, w->opcode == IB_WR_RDMA_READ ?
-			 sroce_read_next_psn(qp, w) : qp->comp.psn);
+	sroce_comp_resend(qp, w->opcode == IB_WR_RDMA_READ ?
+			  sroce_read_next_psn(qp, w) : qp->comp.psn);
 	sroce_comp_arm_timer(qp);
 }
 

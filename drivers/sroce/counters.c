@@ -38,6 +38,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_DROP_ROUTE].name = "drop_no_route",
 	[SROCE_CNT_NAK_SENT].name = "nak_sent",
 	[SROCE_CNT_RKEY_VIOLATION].name = "rkey_violation",
+	[SROCE_CNT_WINDOW_CUT].name = "window_cut",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

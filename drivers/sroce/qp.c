@@ -395,6 +395,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
 	qp->req.retry_since = 0;
+	sroce_window_reset(&qp->req.window);
 	qp->comp.went_back = false;
 	qp->rnr_wait = false;
 	qp->resp.have_rwqe = false;
@@ -421,6 +422,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->req.psn = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
+		sroce_window_reset(&qp->req.window);
 	}
 	if (mask & IB_QP_RQ_PSN)
 		qp->resp.psn = qp->attr.rq_psn;

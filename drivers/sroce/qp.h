@@ -17,6 +17,7 @@
 
 #include "pool.h"
 #include "queue.h"
+#include "window.h"
 
 struct sroce_cq;
 struct sroce_dev;
@@ -122,6 +123,7 @@ struct sroce_qp {
 		u32 retry_cnt;		/* transport retries left */
 		u32 rnr_retry;		/* RNR retries left */
 		unsigned long retry_since; /* jiffies of the first timeout, 0: none */
+		struct sroce_window window; /* RC: unacknowledged PSNs allowed */
 	} req;
 
 	struct sroce_comp_state {

@@ -32,15 +32,6 @@
 #include "txflow.h"
 #include "wire.h"
 
-/*
- * Unacknowledged PSNs an RC requester may have in flight, as rdma_rxe.
- * A bigger window buys nothing on a loopback (the responder runs on the
- * sender's thread) and, across a link whose receiver is slower than the
- * sender, only deepens the go-back-N bursts it drops: between two
- * guests over a UDP link, ib_send_bw 1 MiB -q 4 sent 38,620 packets for
- * 20,480 with 512 (and at times stalled for minutes), 23,248 with 128.
- */
-#define SROCE_MAX_UNACKED_PSNS	128
 /* Ask for an ACK at least this often within a long message. */
 #define SROCE_ACKREQ_EVERY	32
 /* Packets one run of the requester sends before yielding. */
@@ -491,7 +482,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return true;
-	if (sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_MAX_UNACKED_PSNS)
+	if (!sroce_window_open(&qp->req.window, qp->req.psn, qp->comp.psn))
 		return false;
 	if (qp->req.offset || w->state != SROCE_SWQE_POSTED)
 		return true;

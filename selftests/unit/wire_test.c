@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User-space unit tests of sroce's L0 wire code: drivers/sroce/wire.h,
- * opcode.[ch], psn.h and icrc.[ch], compiled here unchanged.
+ * opcode.[ch], psn.h, window.h and icrc.[ch], compiled here unchanged.
  *
  * The expectations are written independently of the code under test: the
  * opcode list below is transcribed from the IBTA opcode table, and the ICRC
@@ -18,6 +18,7 @@
 #include "wire.h"
 #include "opcode.h"
 #include "psn.h"
+#include "window.h"
 #include "icrc.h"
 
 #include "icrc_vectors.h"
@@ -693,6 +694,94 @@ static void test_wire_pad(void)
 	CHECK_EQ(sroce_pad_count(0x80000000), 0);
 }
 
+/* ---- window.h ---- */
+
+static void test_window_open(void)
+{
+	struct sroce_window w;
+
+	sroce_window_reset(&w);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX);
+	CHECK(sroce_window_open(&w, 100, 100));
+	CHECK(sroce_window_open(&w, 100 + SROCE_WINDOW_MAX - 1, 100));
+	CHECK(!sroce_window_open(&w, 100 + SROCE_WINDOW_MAX, 100));
+	/* across the PSN wrap */
+	CHECK(sroce_window_open(&w, 5, 0xfffff0));
+	CHECK(!sroce_window_open(&w, sroce_psn_add(0xfffff0, SROCE_WINDOW_MAX),
+				 0xfffff0));
+	/* acknowledgements while never lost keep it at its maximum */
+	sroce_window_acked(&w, 100000);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX);
+	CHECK_EQ(w.acked, 0);
+}
+
+static void test_window_cut(void)
+{
+	struct sroce_window w;
+
+	sroce_window_reset(&w);
+	/* PSN 1000 lost while 1100 was next: halve, remember 1100 */
+	CHECK(sroce_window_loss(&w, 1000, 1100));
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2);
+	/* more losses among what was in flight then: the same event */
+	CHECK(!sroce_window_loss(&w, 1000, 1100));
+	CHECK(!sroce_window_loss(&w, 1099, 1120));
+	CHECK(!sroce_window_loss(&w, 1100 - SROCE_WINDOW_MAX, 1120));
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2);
+	/* a loss of a packet sent after the cut is a new event */
+	CHECK(sroce_window_loss(&w, 1100, 1150));
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 4);
+	/* never below the minimum */
+	for (u32 psn = 2000; psn < 2100; psn += 10)
+		sroce_window_loss(&w, psn, psn + 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MIN);
+	/* a stale mark far behind (PSNs wrapped on) does not hide a loss */
+	CHECK(sroce_window_loss(&w, sroce_psn_add(2091, 0x900000), 0));
+	/* the mark works across the PSN wrap */
+	sroce_window_reset(&w);
+	CHECK(sroce_window_loss(&w, 0xfffff0, 0x10));
+	CHECK(!sroce_window_loss(&w, 0xfffffe, 0x20));
+	CHECK(sroce_window_loss(&w, 0x10, 0x20));
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 4);
+}
+
+static void test_window_grow(void)
+{
+	struct sroce_window w;
+	u32 total = 0;
+
+	CHECK_EQ(SROCE_WINDOW_MAX, 128);	/* the sums below */
+	sroce_window_reset(&w);
+	sroce_window_loss(&w, 0, 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2);
+	/* one more per window's worth of acknowledged PSNs */
+	sroce_window_acked(&w, SROCE_WINDOW_MAX / 2 - 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2);
+	sroce_window_acked(&w, 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2 + 1);
+	CHECK_EQ(w.acked, 0);
+	/* a big acknowledgement grows it step by step: 65 + ... + 69 <= 384 */
+	sroce_window_acked(&w, 3 * SROCE_WINDOW_MAX);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX / 2 + 6);
+	CHECK_EQ(w.acked, 3 * SROCE_WINDOW_MAX - (65 + 66 + 67 + 68 + 69));
+	for (u32 s = SROCE_WINDOW_MAX / 2; s < SROCE_WINDOW_MAX; s++)
+		total += s;
+	sroce_window_reset(&w);
+	sroce_window_loss(&w, 0, 1);
+	sroce_window_acked(&w, total - 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX - 1);
+	sroce_window_acked(&w, 1);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX);
+	sroce_window_acked(&w, 1000000);
+	CHECK_EQ(w.size, SROCE_WINDOW_MAX);
+	CHECK_EQ(w.acked, 0);
+	/* a cut forgets the acknowledgements counted towards growth */
+	sroce_window_loss(&w, 5000, 5001);
+	sroce_window_acked(&w, 10);
+	sroce_window_loss(&w, 5001, 5002);
+	CHECK_EQ(w.acked, 0);
+}
+
 /* ---- psn.h ---- */
 
 static void test_psn_arith(void)
@@ -1240,6 +1329,11 @@ static const struct {
 	{ "psn: compare across the wrap", test_psn_compare },
 	{ "psn: window and range edges", test_psn_window },
 	{ "psn: packets per message", test_psn_npkts },
+	{ "window: opens below its size, across the wrap", test_window_open },
+	{ "window: halves once per loss event, down to its minimum",
+	  test_window_cut },
+	{ "window: grows by one per window acknowledged, up to its maximum",
+	  test_window_grow },
 	{ "icrc: harness crc32_le and seed 0xdebb20e3", test_crc32_harness },
 	{ "icrc: malformed and short packets are rejected",
 	  test_icrc_malformed },
