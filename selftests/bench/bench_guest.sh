@@ -28,7 +28,9 @@
 #                           QPs/MRs: shows that every kind of row works
 #   SROCE_BENCH_ROUNDS      rounds (3; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1)
-#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round)
+#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
+#                           variant "sroce:NAME=VALUE,..." sets sroce's
+#                           module parameters (bench_lib.sh)
 #   SROCE_BENCH_ONLY        a row regex: measure only the matching rows
 #                           (for A/B runs of one change; the report then
 #                           lacks the others)
@@ -204,20 +206,22 @@ matrix() {
 }
 
 driver_up() {
-	case $1 in
+	case $(bench_driver "$1") in
 	rxe)	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
 		DEV=rxe0 ;;
 	sroce)	modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel &&
 		insmod "$KO" && rdma link add sroce0 type sroce netdev eth0
 		DEV=sroce0 ;;
+	*)	return 1 ;;
 	esac || return 1
+	bench_set_params "$1" || return 1
 	wait_for "$DEV RoCE v2 GID" 20 sroce_has_rocev2_gid "$DEV" $GID4 >/dev/null &&
 		GIDX=$(sroce_gid_index "$DEV" $GID4)
 }
 
 driver_down() {
 	rdma link delete "$DEV"
-	case $1 in
+	case $(bench_driver "$1") in
 	rxe)	rmmod rdma_rxe ;;
 	sroce)	rmmod sroce ;;
 	esac

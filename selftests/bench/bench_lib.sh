@@ -27,3 +27,23 @@ listening() {
 result_row() {
 	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { r = $0 } END { print r }' "$CLOG"
 }
+
+# A driver of SROCE_BENCH_DRIVERS is "rxe", "sroce", or a variant of sroce
+# for an A/B of its module parameters in the same boot,
+# "sroce:NAME=VALUE[,NAME=VALUE...]" (sroce:adaptive_window=1).
+# bench_driver LABEL: the module's name.
+bench_driver() {
+	echo "${1%%:*}"
+}
+
+# bench_set_params LABEL: set a variant's parameters on the loaded module
+# (writable ones only; a parameter that does not exist is an error).
+bench_set_params() {
+	local kv params
+	[[ $1 == *:* ]] || return 0
+	IFS=, read -r -a params <<<"${1#*:}"
+	for kv in "${params[@]}"; do
+		echo "${kv#*=}" >"/sys/module/$(bench_driver "$1")/parameters/${kv%%=*}" ||
+			return 1
+	done
+}

@@ -36,7 +36,9 @@
 #   SROCE_BENCH_ROUNDS      rounds (3; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1; 0.05 when
 #                           quick)
-#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round)
+#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
+#                           variant "sroce:NAME=VALUE,..." sets sroce's
+#                           module parameters on both guests (bench_lib.sh)
 #   SROCE_BENCH_ONLY        a regex over the full row names (pair/...):
 #                           measure only the matching rows
 set -u
@@ -227,8 +229,9 @@ matrix() {
 driver_up() {
 	local mine=ok theirs
 	DOWN=0 ROUND_WHY=
-	if pair_use "$DRV" && GIDX=$(pair_gid_index 4); then
-		if [ "$DRV" = sroce ] && [ -z "$SRCVERSION" ]; then
+	if pair_use "$(bench_driver "$DRV")" && bench_set_params "$DRV" &&
+	   GIDX=$(pair_gid_index 4); then
+		if [ "$(bench_driver "$DRV")" = sroce ] && [ -z "$SRCVERSION" ]; then
 			SRCVERSION=$(cat /sys/module/sroce/srcversion 2>/dev/null ||
 				     modinfo -F srcversion sroce 2>/dev/null)
 			SRCVERSION=${SRCVERSION:-unknown}

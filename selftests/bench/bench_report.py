@@ -21,6 +21,10 @@ two-guest rows are expected only when RAW has a pair/ row or a
 "# bench: pair:" note (scripts/bench.sh writes one when the two-guest run
 gave nothing), so a single-guest run checks without them.
 --quick: the rows of the smoke mode (SROCE_BENCH_QUICK=1) only.
+
+A driver other than rxe and sroce in RAW is a variant of sroce
+(SROCE_BENCH_DRIVERS="rxe sroce sroce:adaptive_window=1"): its rows are
+shown in a table of their own, against plain sroce and rdma_rxe.
 """
 import json
 import math
@@ -193,6 +197,33 @@ def table(res):
     return "\n".join(lines)
 
 
+def variant_table(data):
+    """Rows measured with a variant of sroce ("sroce:NAME=VALUE,...",
+    SROCE_BENCH_DRIVERS): its median beside plain sroce's and rdma_rxe's
+    from the same boot, and the ratios. Empty when there is none."""
+    labels = sorted({d for rv in data.values() for d in rv
+                     if d not in DRIVERS})
+    lines = []
+    for v in labels:
+        lines.append(f"Variant {v} (ratios against plain sroce and rdma_rxe):")
+        w = max([30] + [len(label(row)) for row in data])
+        lines.append(f"{'figure':<{w}} {'unit':<9} {'sroce':>10} {'sprd':>5} "
+                     f"{'variant':>10} {'sprd':>5} {'/sroce':>7} {'/rxe':>7}")
+        for row in sorted(data):
+            if v not in data[row]:
+                continue
+            s = {d: summary([data[row][d][k] for k in sorted(data[row][d])])
+                 if d in data[row] else None for d in ("rxe", "sroce", v)}
+
+            def ratio(base):
+                if not s[v] or not s[base] or not s[base]["median"]:
+                    return "-"
+                return f"{s[v]['median'] / s[base]['median']:.2f}"
+            lines.append(f"{label(row):<{w}} {unit(row)[0]:<9} {fmt(s['sroce'])} "
+                         f"{fmt(s[v])} {ratio('sroce'):>7} {ratio('rxe'):>7}")
+    return "\n".join(lines)
+
+
 def med(res, row, drv):
     r = res.get(row, {}).get(drv)
     return r["median"] if r else None
@@ -273,6 +304,10 @@ def main(argv):
             print(n)
     print(table(res))
     print()
+    vt = variant_table(data)
+    if vt:
+        print(vt)
+        print()
     print("Targets (never a pass/fail criterion of the benchmark):")
     tg = targets(res)
     for desc, met in tg:
