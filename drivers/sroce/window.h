@@ -18,8 +18,12 @@
  *     maximum, where it starts and where it stays while nothing is lost:
  *     a lossless link (a loopback, the same host) never sees it.
  *
- * L0: pure, no locking (the QP's engine owns it), tested in user space by
- * selftests/unit.
+ * The completer (comp.c) shrinks and grows it, and only shrinks it while
+ * the adaptive_window module parameter is on; the requester (req.c) asks
+ * it before each packet. Both run on the QP's send side, whose single
+ * runner owns it.
+ *
+ * L0: pure, no locking, tested in user space by selftests/unit.
  */
 #ifndef SROCE_WINDOW_H
 #define SROCE_WINDOW_H
