@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the L0 wire code (wire.h, opcode.[ch], psn.h, window.h,
- * icrc.[ch]) needs from its environment. In the kernel that is a handful of kernel headers; in
- * the user-space unit tests (selftests/unit) the same names are mapped to
- * libc, and crc32_le() is supplied by the test harness.
+ * icrc.[ch]) needs from its environment. In the kernel that is a handful
+ * of kernel headers; in the user-space unit tests (selftests/unit) the
+ * same names are mapped to libc, and crc32_le() is supplied by the test
+ * harness.
  *
  * Keep this minimal: only what L0 uses, nothing else.
  */
