@@ -149,6 +149,7 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 	int err;
 
 	sroce_task_qp_init(qp);
+	sroce_window_reset(&qp->req.window);
 	err = sroce_txflow_init(qp);
 	if (err)
 		return err;
