@@ -12,7 +12,9 @@
 #	pair_barrier NAME [SECS] both sides reach NAME before either goes on
 #	pair_use DRIVER         rxe|sroce: unload the other, load this one,
 #	                        create its device on eth0; prints nothing,
-#	                        sets PAIR_DEV (rxe0 or sroce0)
+#	                        sets PAIR_DEV (rxe0 or sroce0); a variant
+#	                        sroce:NAME=VALUE[,...] sets module parameters
+#	                        first (sroce:adaptive_window=1)
 #	pair_gid FAMILY [IP]    4|6: sysfs-notation GID of an IP (default ours)
 #	pair_gid_index FAMILY   GID table index of our RoCEv2 GID of FAMILY
 #	pair_combination ...    one client/server tool run across the guests
@@ -109,14 +111,15 @@ pair_gids_ready() {
 }
 
 pair_use() {
-	local drv=$1
+	local drv=${1%%:*} params=
+	[[ $1 == *:* ]] && params=${1#*:}
 	pair_unload || return 1
 	modprobe ib_uverbs && modprobe rdma_ucm || return 1
 	case $drv in
-	rxe)   modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 &&
-		PAIR_DEV=rxe0 ;;
-	sroce) modprobe sroce && rdma link add sroce0 type sroce netdev eth0 &&
-		PAIR_DEV=sroce0 ;;
+	rxe)   modprobe rdma_rxe && module_set_params rdma_rxe "$params" &&
+		rdma link add rxe0 type rxe netdev eth0 && PAIR_DEV=rxe0 ;;
+	sroce) modprobe sroce && module_set_params sroce "$params" &&
+		rdma link add sroce0 type sroce netdev eth0 && PAIR_DEV=sroce0 ;;
 	*)     echo "# pair_use: unknown driver $drv" >&2; return 1 ;;
 	esac || return 1
 	wait_for "$PAIR_DEV GIDs" 20 pair_gids_ready

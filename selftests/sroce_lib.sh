@@ -10,6 +10,16 @@ sroce_load() {
 	modprobe ib_uverbs && modprobe rdma_ucm && modprobe sroce
 }
 
+# module_set_params MODULE NAME=VALUE[,NAME=VALUE...]: set writable
+# parameters of a loaded module (one that does not exist is an error).
+module_set_params() {
+	local kv params
+	IFS=, read -r -a params <<<"$2"
+	for kv in "${params[@]}"; do
+		echo "${kv#*=}" >"/sys/module/$1/parameters/${kv%%=*}" || return 1
+	done
+}
+
 # Delete every sroce link, then unload the module if it is loaded.
 sroce_reset() {
 	local dev

@@ -30,10 +30,9 @@
 #include "qp.h"
 #include "req.h"
 #include "txflow.h"
+#include "window.h"
 #include "wire.h"
 
-/* Ask for an ACK at least this often within a long message. */
-#define SROCE_ACKREQ_EVERY	32
 /* Packets one run of the requester sends before yielding. */
 #define SROCE_REQ_BUDGET	64
 
@@ -461,7 +460,8 @@ static int sroce_req_step(struct sroce_qp *qp, struct sroce_swqe *w, u32 mtu)
 	opcode = sroce_opcode_select(qpt, sroce_wr_op(w->opcode), first, last);
 	if (opcode < 0)
 		return -EINVAL;
-	ackreq = rc && (last || ++qp->req.noack_pkts >= SROCE_ACKREQ_EVERY);
+	ackreq = rc && (last || ++qp->req.noack_pkts >=
+				   sroce_window_ack_every(&qp->req.window));
 	if (ackreq)
 		qp->req.noack_pkts = 0;
 	err = sroce_req_packet(qp, w, opcode, qp->req.offset, paylen, ackreq);

@@ -41,6 +41,8 @@
 #define SROCE_WINDOW_MAX	128
 /* Smallest window: a few MTU-sized packets keep the link busy. */
 #define SROCE_WINDOW_MIN	8
+/* Ask for an ACK at least this often within a long message. */
+#define SROCE_WINDOW_ACK_EVERY	32
 
 struct sroce_window {
 	u32 size;	/* PSNs that may be unacknowledged */
@@ -62,6 +64,20 @@ static inline bool sroce_window_open(const struct sroce_window *w, u32 next,
 				     u32 oldest)
 {
 	return sroce_psn_diff(next, oldest) < (s32)w->size;
+}
+
+/*
+ * How many packets of a message may go out without asking for an ACK.
+ * The responder acknowledges only packets that ask (and a message's
+ * last), so the requester must ask at least twice per window: once a
+ * window is no longer than the interval, it fills without one ACK on its
+ * way and the QP waits for the transport timer, again after every resend
+ * (a cut window of 16 or 32 ran ib_write_bw into retry exceeded).
+ */
+static inline u32 sroce_window_ack_every(const struct sroce_window *w)
+{
+	return w->size / 2 < SROCE_WINDOW_ACK_EVERY ? w->size / 2 :
+						      SROCE_WINDOW_ACK_EVERY;
 }
 
 /* @n more PSNs were acknowledged. */

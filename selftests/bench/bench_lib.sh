@@ -39,11 +39,6 @@ bench_driver() {
 # bench_set_params LABEL: set a variant's parameters on the loaded module
 # (writable ones only; a parameter that does not exist is an error).
 bench_set_params() {
-	local kv params
 	[[ $1 == *:* ]] || return 0
-	IFS=, read -r -a params <<<"${1#*:}"
-	for kv in "${params[@]}"; do
-		echo "${kv#*=}" >"/sys/module/$(bench_driver "$1")/parameters/${kv%%=*}" ||
-			return 1
-	done
+	module_set_params "$(bench_driver "$1")" "${1#*:}"
 }

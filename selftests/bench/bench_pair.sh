@@ -229,7 +229,7 @@ matrix() {
 driver_up() {
 	local mine=ok theirs
 	DOWN=0 ROUND_WHY=
-	if pair_use "$(bench_driver "$DRV")" && bench_set_params "$DRV" &&
+	if pair_use "$DRV" &&
 	   GIDX=$(pair_gid_index 4); then
 		if [ "$(bench_driver "$DRV")" = sroce ] && [ -z "$SRCVERSION" ]; then
 			SRCVERSION=$(cat /sys/module/sroce/srcversion 2>/dev/null ||

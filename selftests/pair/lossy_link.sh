@@ -12,7 +12,11 @@
 # (no counter moved); each run here must finish within its limit.
 #
 # Phases (drivers switched within the boot): sroce on both guests, then
-# rdma_rxe on A against sroce on B, sroce as server and as client.  Tools:
+# rdma_rxe on A against sroce on B, sroce as server and as client, then
+# sroce on both with its loss-adaptive send window (the adaptive_window
+# parameter; a window cut below the ACK-request interval once left every
+# -q 4 WRITE and SEND waiting for the transport timer until the retries
+# ran out).  Tools:
 #   ib_send_bw and ib_write_bw, 1 MiB, -q 4; ib_read_bw, 64 KiB, -q 4
 #   (every WQE must complete successfully, the result row must be there);
 #   ibv_rc_pingpong -c, 1 MiB SENDs, every received buffer checked.
@@ -29,7 +33,8 @@ cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-120}
 PAIR_PORT=21900
 TOOLS="send_bw write_bw read_bw rc_pingpong"
-PHASES=("sroce sroce" "rxe sroce")
+PHASES=("sroce sroce" "rxe sroce"
+	"sroce:adaptive_window=1 sroce:adaptive_window=1")
 
 tool_cmd() {
 	local tool=$1 side=$2 port=$5 gidx
@@ -63,11 +68,19 @@ check_output() {
 	esac
 }
 
-nphase=${#PHASES[@]}
+# phase_dirs A B: whose server each tool runs on (one direction when
+# both guests run the same driver, both directions otherwise).
+phase_dirs() {
+	if [ "$1" = "$2" ]; then echo b; else echo b a; fi
+}
+
 ntools=$(wc -w <<<"$TOOLS")
-plan=$((nphase * 2))		# driver up, error counters per phase
-# A's results: sroce-sroce one direction, rxe-sroce both
-[ "$PAIR_ROLE" = a ] && plan=$((plan + ntools * 3))
+plan=0
+for p in "${PHASES[@]}"; do
+	plan=$((plan + 2))	# driver up, error counters
+	# A's results: each tool in each direction
+	[ "$PAIR_ROLE" = a ] && plan=$((plan + ntools * $(phase_dirs $p | wc -w)))
+done
 ktap_plan $plan
 pair_barrier start 300
 for p in "${PHASES[@]}"; do
@@ -78,7 +91,7 @@ for p in "${PHASES[@]}"; do
 	pair_counters_mark
 	phase_before=$COUNTERS_BEFORE	# each run marks its own
 	pair_barrier "$phase.up" 300
-	if [ "$da" = "$db" ]; then dirs=b; else dirs="b a"; fi
+	dirs=$(phase_dirs "$da" "$db")
 	for tool in $TOOLS; do
 		for srv in $dirs; do
 			if [ $srv = a ]; then names=$db-client_$da-server

@@ -782,6 +782,45 @@ static void test_window_grow(void)
 	CHECK_EQ(w.acked, 0);
 }
 
+/*
+ * A requester whose oldest unacknowledged PSN does not move (nothing came
+ * back yet) fills the window: at every size the window can take, at least
+ * two of those packets ask for an ACK, so the first answer arrives while
+ * half the window is still open.
+ */
+static void test_window_ackreq(void)
+{
+	struct sroce_window w;
+	u32 size, psn;
+
+	CHECK_EQ(sroce_window_ack_every(&(struct sroce_window){
+			.size = SROCE_WINDOW_MAX }), SROCE_WINDOW_ACK_EVERY);
+	for (size = SROCE_WINDOW_MIN; size <= SROCE_WINDOW_MAX; size++) {
+		u32 asked = 0, noack = 0, first_ask = 0;
+
+		sroce_window_reset(&w);
+		w.size = size;
+		for (psn = 0x10; sroce_window_open(&w, psn, 0x10); psn++) {
+			if (++noack >= sroce_window_ack_every(&w)) {
+				noack = 0;
+				if (!asked++)
+					first_ask = psn - 0x10 + 1;
+			}
+		}
+		CHECK_EQ(psn - 0x10, size);
+		CHECK(asked >= 2);
+		CHECK(first_ask <= size / 2);
+	}
+	/* every size a cut can leave: the halving sequence from the top */
+	sroce_window_reset(&w);
+	for (psn = 0; psn < 8; psn++) {
+		sroce_window_loss(&w, psn * 1000, psn * 1000 + 1);
+		CHECK(sroce_window_ack_every(&w) >= 1);
+		CHECK(2 * sroce_window_ack_every(&w) <= w.size);
+	}
+	CHECK_EQ(w.size, SROCE_WINDOW_MIN);
+}
+
 /* ---- psn.h ---- */
 
 static void test_psn_arith(void)
@@ -1334,6 +1373,8 @@ static const struct {
 	  test_window_cut },
 	{ "window: grows by one per window acknowledged, up to its maximum",
 	  test_window_grow },
+	{ "window: asks for an ACK at least twice per window, at every size",
+	  test_window_ackreq },
 	{ "icrc: harness crc32_le and seed 0xdebb20e3", test_crc32_harness },
 	{ "icrc: malformed and short packets are rejected",
 	  test_icrc_malformed },
