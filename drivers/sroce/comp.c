@@ -28,13 +28,15 @@
 #include "wire.h"
 
 /*
- * Until the window is measured side by side with the fixed one across a
- * lossy link, it is opt-in; switchable at run time for an A/B in one boot.
+ * On by default: across a lossy UDP link between two guests it moved
+ * 1.06-1.77x the data of the fixed window on every bandwidth row (bench
+ * A/B, 5 Dec); a link that never loses never cuts it. Off gives the fixed
+ * 128 PSNs; switchable at run time for an A/B in one boot.
  */
-static bool adaptive_window;
+static bool adaptive_window = true;
 module_param(adaptive_window, bool, 0644);
 MODULE_PARM_DESC(adaptive_window,
-		 "Halve an RC QP's send window on loss, grow it back on ACKs (default N)");
+		 "Halve an RC QP's send window on loss, grow it back on ACKs (default Y)");
 
 /* IBTA RNR NAK timer field -> microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
