@@ -41,6 +41,13 @@
 #                           module parameters on both guests (bench_lib.sh)
 #   SROCE_BENCH_ONLY        a regex over the full row names (pair/...):
 #                           measure only the matching rows
+#   SROCE_BENCH_PROFILE     a regex over the full row names: both guests
+#                           run `perf record -a -g` through each matching
+#                           run, for every driver, and leave the data and
+#                           a flat report of it (symbols, self time) in
+#                           their results (perf-ROW-DRIVER-rSEQ.data,
+#                           .txt, and .graph.txt: the callers of the
+#                           symbols above 3%)
 set -u
 cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh && . ./pair_lib.sh
 
@@ -56,6 +63,8 @@ else
 fi
 DRIVERS=${SROCE_BENCH_DRIVERS:-rxe sroce}
 ONLY=${SROCE_BENCH_ONLY:-}
+PROFILE=${SROCE_BENCH_PROFILE:-}
+PERF_PID=
 RUN_LIMIT=120		# hang guard for one perftest side, seconds
 PORT=22000		# perftest's TCP port, a fresh one per run
 SEQ=0			# run number, for unique rendezvous keys
@@ -156,14 +165,53 @@ run_pair() {
 		return 1
 	fi
 	pair_counters_mark
+	profile_start
 	if [ "$PAIR_ROLE" = a ]; then
 		server_side "$key" "$@"
 	else
 		client_side "$key" "$@"
 	fi
 	rc=$?
+	profile_stop
 	run_counters
 	((rc == 0)) || { FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
+}
+
+# profile_start / profile_stop: when the current row ($ROW) matches
+# SROCE_BENCH_PROFILE, sample the whole guest through the run. The flat
+# report is made here, where /proc/kallsyms matches the samples.
+profile_start() {
+	PERF_OUT=
+	[ -n "$PROFILE" ] && [[ pair/$ROW =~ $PROFILE ]] || return 0
+	PERF_OUT=/results/perf-${ROW//\//_}-$DRV-r$SEQ
+	# Under TCG perf takes seconds to start: record from the moment it
+	# acknowledges "enable" on its control FIFO, not from its start.
+	rm -f /tmp/perf.ctl /tmp/perf.ack
+	mkfifo /tmp/perf.ctl /tmp/perf.ack
+	# Written to the guest's tmpfs: over 9p perf's own writes were the
+	# biggest item of the profile.
+	perf record -q -a -g -D -1 --control=fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		-o /tmp/perf.data >/dev/null 2>&1 &
+	PERF_PID=$!
+	exec {PERF_CTL}<>/tmp/perf.ctl {PERF_ACK}<>/tmp/perf.ack
+	echo enable >&$PERF_CTL
+	timeout 60 head -n 1 <&$PERF_ACK >/dev/null ||
+		note "  profile: perf did not acknowledge enable"
+}
+
+profile_stop() {
+	[ -n "$PERF_OUT" ] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID"
+	exec {PERF_CTL}>&- {PERF_ACK}<&-
+	mv /tmp/perf.data "$PERF_OUT.data"
+	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
+		-g none --percent-limit 0.5 >"$PERF_OUT.txt" 2>&1
+	# who called the symbols above 3% (irq-off time shows up at the
+	# unlock that ends it)
+	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
+		-g caller,1,callee --percent-limit 3 >"$PERF_OUT.graph.txt" 2>&1
+	note "  profile of $DRV run $SEQ on guest $PAIR_ROLE: $PERF_OUT.txt"
 }
 
 # What this guest's side of the run cost on the wire: eth0's frames and
@@ -183,6 +231,7 @@ bw() {
 	((q > 1)) && n=$(( n / q < 5 ? 5 : n / q ))
 	row=${test}_bw/$size/q$q
 	wanted "$row" || return 0
+	ROW=$row
 	if run_pair "ib_${test}_bw" -s "$size" -n "$n" -q "$q"; then
 		[ "$PAIR_ROLE" = b ] && read -r -a cols <<<"$(result_row)"
 		raw "$row" "${cols[3]:-nan}"
@@ -197,6 +246,7 @@ lat() {
 	n=$(iters "${LAT_ITERS[$size]}")
 	row=${test}_lat/$size
 	wanted "$row" || return 0
+	ROW=$row
 	if run_pair "ib_${test}_lat" -s "$size" -n "$n"; then
 		[ "$PAIR_ROLE" = b ] && read -r -a cols <<<"$(result_row)"
 		raw "$row/typ" "${cols[4]:-nan}"
