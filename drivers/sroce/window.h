@@ -19,9 +19,10 @@
  *     a lossless link (a loopback, the same host) never sees it.
  *
  * The completer (comp.c) shrinks and grows it, and only shrinks it while
- * the adaptive_window module parameter is on (the default); the requester
- * (req.c) asks it before each packet and how often to ask for an ACK.
- * Both run on the QP's send side, whose single runner owns it.
+ * the adaptive_window module parameter is on (opt-in, comp.c says why);
+ * the requester (req.c) asks it before each packet and how often to ask
+ * for an ACK. Both run on the QP's send side, whose single runner owns
+ * it.
  *
  * L0: pure, no locking, tested in user space by selftests/unit.
  */
