@@ -17,10 +17,7 @@ if [ "${SROCE_GUEST:-}" = 1 ]; then
 	! dmesg | grep -q 'crc32_speed: .*DIFFERENT'
 	exit
 fi
-# the guest kernel's headers, as the Makefile finds them
-abi=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-	sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
-kdir=/usr/src/linux-headers-$abi
+kdir=/usr/src/linux-headers-$("$top/scripts/guest-kernel.sh" abi)
 mkdir -p "$out"
 cp "$here/crc32_speed.c" "$here/Kbuild" "$out/"
 make -s -C "$kdir" M="$out" modules
