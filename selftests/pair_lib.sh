@@ -14,7 +14,7 @@
 #	                        create its device on eth0; prints nothing,
 #	                        sets PAIR_DEV (rxe0 or sroce0); a variant
 #	                        sroce:NAME=VALUE[,...] sets module parameters
-#	                        first (sroce:adaptive_window=1)
+#	                        first (sroce:adaptive_window=0)
 #	pair_gid FAMILY [IP]    4|6: sysfs-notation GID of an IP (default ours)
 #	pair_gid_index FAMILY   GID table index of our RoCEv2 GID of FAMILY
 #	pair_combination ...    one client/server tool run across the guests

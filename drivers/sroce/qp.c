@@ -396,6 +396,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
 	qp->req.retry_since = 0;
+	qp->req.psn_hi = qp->req.psn;
 	sroce_window_reset(&qp->req.window);
 	qp->comp.went_back = false;
 	qp->rnr_wait = false;
@@ -422,6 +423,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 						  qp->attr.dest_qp_num);
 	if (mask & IB_QP_SQ_PSN) {
 		qp->req.psn = qp->attr.sq_psn;
+		qp->req.psn_hi = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
 		sroce_window_reset(&qp->req.window);
 	}

@@ -117,6 +117,7 @@ struct sroce_qp {
 		u32 index;		/* SQ index being sent */
 		u32 snap;		/* SQ index of the next WQE to copy */
 		u32 psn;		/* next PSN to send */
+		u32 psn_hi;		/* one past the highest PSN sent */
 		u32 offset;		/* bytes of the current WQE sent */
 		u32 noack_pkts;		/* packets since the last AckReq */
 		u32 rd_atomic;		/* READ/ATOMIC requests outstanding */

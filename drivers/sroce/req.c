@@ -433,6 +433,14 @@ static void sroce_req_back_off(struct sroce_qp *qp)
 	mod_timer(&qp->rnr_timer, jiffies + 1);
 }
 
+/* The next PSN to send is @psn; a resend never lowers the highest sent. */
+static void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
+{
+	qp->req.psn = psn;
+	if (sroce_psn_after(psn, qp->req.psn_hi))
+		qp->req.psn_hi = psn;
+}
+
 /*
  * Send the next packet of @w. Returns 1 when the WQE is fully sent, 0 when
  * more packets follow, negative on error.
@@ -469,10 +477,10 @@ static int sroce_req_step(struct sroce_qp *qp, struct sroce_swqe *w, u32 mtu)
 		return err;
 
 	if (w->opcode == IB_WR_RDMA_READ) {
-		qp->req.psn = sroce_psn_add(w->last_psn, 1);
+		sroce_req_set_psn(qp, sroce_psn_add(w->last_psn, 1));
 		return 1;
 	}
-	qp->req.psn = sroce_psn_next(qp->req.psn);
+	sroce_req_set_psn(qp, sroce_psn_next(qp->req.psn));
 	qp->req.offset += paylen;
 	return last ? 1 : 0;
 }
@@ -663,4 +671,47 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 		}
 		return;
 	}
+}
+
+/**
+ * sroce_req_skip_acked - resume past what the responder acknowledged
+ * @qp: an RC QP
+ * @psn: the first PSN not acknowledged, after the resend position and at
+ *	 most one past the highest PSN sent
+ *
+ * After a go-back the responder may acknowledge PSNs it had received
+ * before, past the resend position: the window cut by the timeout keeps
+ * the resend short of them. Resending them would only cost packets, but
+ * a WQE the requester is still resending is not completed by an ACK that
+ * covers it (sroce_comp_ack_upto() leaves the one at req.index alone), and
+ * had that ACK been the last to come, the WQE would wait for the transport
+ * timer, which resends from the acknowledged PSN, i.e. nothing, until the
+ * retries ran out. So the requester moves on to @psn. It stops at a READ
+ * or atomic not yet answered: only its response finishes it (the resend
+ * then goes on to it, a few acknowledged packets first).
+ */
+void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
+{
+	u32 mtu = sroce_qp_mtu(qp);
+	u32 i;
+
+	for (i = qp->req.index; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (w->state == SROCE_SWQE_POSTED)
+			break;		/* everything sent is acknowledged */
+		if (w->state == SROCE_SWQE_DONE || sroce_is_local_op(w->opcode))
+			continue;
+		if (sroce_is_rd_atomic(w->opcode))
+			return;
+		if (!sroce_psn_before(w->last_psn, psn)) {
+			qp->req.index = i;
+			qp->req.psn = psn;
+			qp->req.offset = sroce_psn_diff(psn, w->first_psn) * mtu;
+			return;
+		}
+	}
+	qp->req.index = i;
+	qp->req.psn = psn;
+	qp->req.offset = 0;
 }

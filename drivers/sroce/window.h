@@ -19,7 +19,7 @@
  *     a lossless link (a loopback, the same host) never sees it.
  *
  * The completer (comp.c) shrinks and grows it, and only shrinks it while
- * the adaptive_window module parameter is on (opt-in, comp.c says why);
+ * the adaptive_window module parameter is on (the default, comp.c);
  * the requester (req.c) asks it before each packet and how often to ask
  * for an ACK. Both run on the QP's send side, whose single runner owns
  * it.
@@ -96,8 +96,9 @@ static inline void sroce_window_acked(struct sroce_window *w, u32 n)
 }
 
 /*
- * PSN @lost was lost while @next is the next PSN to be sent (before going
- * back). Returns true when this cut the window.
+ * PSN @lost was lost while @next is one past the highest PSN sent (the
+ * resend position may be behind it). Returns true when this cut the
+ * window.
  */
 static inline bool sroce_window_loss(struct sroce_window *w, u32 lost, u32 next)
 {

@@ -30,7 +30,7 @@ result_row() {
 
 # A driver of SROCE_BENCH_DRIVERS is "rxe", "sroce", or a variant of sroce
 # for an A/B of its module parameters in the same boot,
-# "sroce:NAME=VALUE[,NAME=VALUE...]" (sroce:adaptive_window=1).
+# "sroce:NAME=VALUE[,NAME=VALUE...]" (sroce:adaptive_window=0).
 # bench_driver LABEL: the module's name.
 bench_driver() {
 	echo "${1%%:*}"

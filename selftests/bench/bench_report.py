@@ -23,7 +23,7 @@ gave nothing), so a single-guest run checks without them.
 --quick: the rows of the smoke mode (SROCE_BENCH_QUICK=1) only.
 
 A driver other than rxe and sroce in RAW is a variant of sroce
-(SROCE_BENCH_DRIVERS="rxe sroce sroce:adaptive_window=1"): its rows are
+(SROCE_BENCH_DRIVERS="rxe sroce sroce:adaptive_window=0"): its rows are
 shown in a table of their own, against plain sroce and rdma_rxe.
 """
 import json

@@ -12,8 +12,12 @@
 # (no counter moved); each run here must finish within its limit.
 #
 # Phases (drivers switched within the boot): sroce on both guests, then
-# rdma_rxe on A against sroce on B, sroce as server and as client.  (Phases
-# may name a variant, sroce:adaptive_window=1, as pair_use takes it.)
+# rdma_rxe on A against sroce on B, sroce as server and as client (these
+# with sroce's loss-adaptive send window, the default; a window cut below
+# the ACK-request interval once left every -q 4 WRITE and SEND waiting
+# for the transport timer until the retries ran out), then sroce on both
+# with the fixed window (adaptive_window=0, a variant as pair_use takes
+# it).
 # Tools:
 #   ib_send_bw and ib_write_bw, 1 MiB, -q 4; ib_read_bw, 64 KiB, -q 4
 #   (every WQE must complete successfully, the result row must be there);
@@ -31,7 +35,8 @@ cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-120}
 PAIR_PORT=21900
 TOOLS="send_bw write_bw read_bw rc_pingpong"
-PHASES=("sroce sroce" "rxe sroce")
+PHASES=("sroce sroce" "rxe sroce"
+	"sroce:adaptive_window=0 sroce:adaptive_window=0")
 
 tool_cmd() {
 	local tool=$1 side=$2 port=$5 gidx
