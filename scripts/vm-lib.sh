@@ -147,7 +147,12 @@ vm_qemu_cmd() {
 	# halves clock_gettime() speed.  log_buf_len: keep a long run's log.
 	cmdline="console=ttyS0 panic=-1 net.ifnames=0 log_buf_len=8M tsc=reliable"
 	cmdline+=" vmharness.init=$REPO/scripts/guest-init.sh $append"
-	local share=security_model=none,multidevs=remap
+	local share=security_model=none,multidevs=remap mon=()
+	# A human monitor on DIR/monitor.sock, for a look at a live guest's
+	# devices (socat - UNIX-CONNECT:DIR/monitor.sock, then e.g. "info
+	# virtio-queue-status"); left out when the path is too long for a
+	# socket address.
+	((${#dir} < 90)) && mon=(-monitor "unix:$dir/monitor.sock,server=on,wait=off")
 	# SROCE_GUEST_CPU: the CPU model (scripts/test-debug.sh changes it)
 	VM_QEMU=(qemu-system-x86_64
 		-nodefaults -no-user-config -display none -no-reboot
@@ -158,7 +163,7 @@ vm_qemu_cmd() {
 		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,$share"
 		-virtfs "local,path=$REPO,mount_tag=repo,readonly=on,$share"
 		-virtfs "local,path=$dir,mount_tag=results,$share"
-		"$@")
+		"${mon[@]}" "$@")
 }
 
 # vm_last_running DIR: the test that was running when the guest stopped,
