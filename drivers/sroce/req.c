@@ -635,6 +635,28 @@ bool sroce_req_run(struct sroce_qp *qp)
 	return progress;
 }
 
+/*
+ * Send from @psn on, in @w (SQ index @i): from its packet that carries
+ * @psn (its first, if @psn is before it), or for a READ from the first
+ * byte not yet returned.
+ */
+static void sroce_req_resume_at(struct sroce_qp *qp, u32 i,
+				struct sroce_swqe *w, u32 psn)
+{
+	if (sroce_psn_before(psn, w->first_psn))
+		psn = w->first_psn;
+	qp->req.index = i;
+	qp->req.psn = psn;
+	if (w->opcode == IB_WR_RDMA_READ) {
+		qp->req.offset = w->read_done;
+	} else {
+		qp->req.offset = sroce_psn_diff(psn, w->first_psn) *
+				 sroce_qp_mtu(qp);
+		if (qp->req.offset > w->length)
+			qp->req.offset = 0;
+	}
+}
+
 /**
  * sroce_req_rewind - go back N: resend from @psn
  * @qp: an RC QP
@@ -646,7 +668,6 @@ bool sroce_req_run(struct sroce_qp *qp)
  */
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 {
-	u32 mtu = sroce_qp_mtu(qp);
 	u32 i;
 
 	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
@@ -658,17 +679,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 			break;
 		if (sroce_psn_before(w->last_psn, psn))
 			continue;
-		qp->req.index = i;
-		qp->req.psn = psn;
-		if (sroce_psn_before(psn, w->first_psn))
-			qp->req.psn = w->first_psn;
-		if (w->opcode == IB_WR_RDMA_READ) {
-			qp->req.offset = w->read_done;
-		} else {
-			qp->req.offset = sroce_psn_diff(qp->req.psn, w->first_psn) * mtu;
-			if (qp->req.offset > w->length)
-				qp->req.offset = 0;
-		}
+		sroce_req_resume_at(qp, i, w, psn);
 		return;
 	}
 }
@@ -692,7 +703,6 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
  */
 void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
 {
-	u32 mtu = sroce_qp_mtu(qp);
 	u32 i;
 
 	for (i = qp->req.index; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
@@ -705,9 +715,7 @@ void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
 		if (sroce_is_rd_atomic(w->opcode))
 			return;
 		if (!sroce_psn_before(w->last_psn, psn)) {
-			qp->req.index = i;
-			qp->req.psn = psn;
-			qp->req.offset = sroce_psn_diff(psn, w->first_psn) * mtu;
+			sroce_req_resume_at(qp, i, w, psn);
 			return;
 		}
 	}
