@@ -19,6 +19,8 @@
 #	pair_gid_index FAMILY   GID table index of our RoCEv2 GID of FAMILY
 #	pair_combination ...    one client/server tool run across the guests
 #	                        (see there), reported as one TAP line by A
+#	pair_counter_check ...  a TAP result on how much one of our device's
+#	                        counters grew since pair_counters_mark
 #
 # Keys and barrier names must be unique within a test (add a counter when
 # looping); they live in a namespace per test, PAIR_NS (default: the
@@ -259,6 +261,25 @@ pair_counters_delta() {
 					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
 			print out == "" ? "(no change)" : out
 		}'
+}
+
+# pair_counter_delta NAME: how much our device's counter NAME grew since
+# pair_counters_mark (0 when it did not).
+pair_counter_delta() {
+	pair_counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p" | grep . || echo 0
+}
+
+# pair_counter_check LABEL NAME MIN [MAX]: a TAP result LABEL, ok when
+# counter NAME grew by at least MIN (and at most MAX) since
+# pair_counters_mark.
+pair_counter_check() {
+	local n
+	n=$(pair_counter_delta "$2")
+	if ((n >= $3)) && { [ $# -lt 4 ] || ((n <= $4)); }; then
+		ktap_ok "$1 ($2 +$n)"
+	else
+		ktap_fail "$1" "$2 +$n"
+	fi
 }
 
 # pair_combination NAME SERVER_ROLE TOOL FAM MTU: one client/server run

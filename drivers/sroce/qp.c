@@ -399,6 +399,7 @@ static void sroce_qp_reset_engine(struct sroce_qp *qp)
 	qp->req.psn_hi = qp->req.psn;
 	sroce_window_reset(&qp->req.window);
 	qp->comp.went_back = false;
+	qp->comp.probed = false;
 	qp->rnr_wait = false;
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = 0;

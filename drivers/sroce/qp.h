@@ -132,6 +132,8 @@ struct sroce_qp {
 		/* went back to back_psn for a lost response (comp.c) */
 		bool went_back;
 		u32 back_psn;
+		/* the tail was probed since the last progress (comp.c) */
+		bool probed;
 	} comp;
 
 	struct sroce_resp_state {

@@ -723,3 +723,19 @@ void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
 	qp->req.psn = psn;
 	qp->req.offset = 0;
 }
+
+/**
+ * sroce_req_probe - send the last packet sent again, asking for an ACK
+ * @qp: an RC QP that is not resending and has PSNs unacknowledged, none
+ *	of them a READ or atomic
+ *
+ * A tail-loss probe (comp.c): the responder acknowledges it whether it
+ * has it (a duplicate) or not (it then sees the gap before it and NAKs
+ * the first PSN missing). Sending goes on from there as before.
+ */
+void sroce_req_probe(struct sroce_qp *qp)
+{
+	sroce_req_rewind(qp, sroce_psn_sub(qp->req.psn_hi, 1));
+	/* Ask for an ACK whatever the packet's place in its message. */
+	qp->req.noack_pkts = SROCE_WINDOW_MAX;
+}

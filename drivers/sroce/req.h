@@ -77,5 +77,6 @@ static inline bool sroce_is_rd_atomic(u32 opcode)
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn);
+void sroce_req_probe(struct sroce_qp *qp);
 
 #endif /* SROCE_REQ_H */

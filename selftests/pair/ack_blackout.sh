@@ -90,23 +90,6 @@ blackout_watch() {
 	blackout_off
 }
 
-# A: the counter NAME's growth since pair_counters_mark.
-counter_delta() {
-	pair_counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p" | grep . || echo 0
-}
-
-# A: counter_check LABEL NAME MIN [MAX]: a TAP result LABEL, ok when
-# NAME grew by at least MIN (and at most MAX).
-counter_check() {
-	local n
-	n=$(counter_delta "$2")
-	if ((n >= $3)) && { [ $# -lt 4 ] || ((n <= $4)); }; then
-		ktap_ok "$1 ($2 +$n)"
-	else
-		ktap_fail "$1" "$2 +$n"
-	fi
-}
-
 nphases=${#PHASES[@]}
 if [ "$PAIR_ROLE" = a ]; then
 	# driver up, the run, timer fired, no retries exhausted; window cut
@@ -146,12 +129,12 @@ for p in "${PHASES[@]}"; do
 	else
 		COUNTERS_BEFORE=$phase_before
 		echo "# blackout $phase: guest a $PAIR_DEV counters: $(pair_counters_delta)"
-		counter_check "blackout $phase: A's transport timer fired" \
+		pair_counter_check "blackout $phase: A's transport timer fired" \
 			completer_retry_err 1
-		counter_check "blackout $phase: no QP on A ran out of retries" \
+		pair_counter_check "blackout $phase: no QP on A ran out of retries" \
 			retry_exceeded_err 0 0
 		[ "${da#*adaptive_window=0}" = "$da" ] &&
-			counter_check "blackout $phase: A's send window was cut" \
+			pair_counter_check "blackout $phase: A's send window was cut" \
 				window_cut 1
 	fi
 	pair_barrier "$phase.done" 300
