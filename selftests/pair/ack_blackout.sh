@@ -6,7 +6,8 @@
 # BTH opcode 0x11) until 8 were dropped (or 2 s passed since the first),
 # then lets them through again.
 # Without ACKs A's first window (128 PSNs, ACK requests at 31, 63, 95 and
-# 127) goes unanswered, its transport timer fires, the adaptive window is
+# 127) goes unanswered (so does the tail probe, PSN 127 again, a quarter
+# of a timeout later), its transport timer fires, the adaptive window is
 # cut to 64, and A resends PSNs 0-63 only (its resend ACK requests, or
 # sroce's ACK of every duplicate, make the 8).  B, which has 0-127,
 # answers the duplicates with an ACK for 127: past A's resend position.
