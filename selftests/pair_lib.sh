@@ -21,6 +21,12 @@
 #	                        (see there), reported as one TAP line by A
 #	pair_counter_check ...  a TAP result on how much one of our device's
 #	                        counters grew since pair_counters_mark
+#	pair_phase "DA DB" LABEL  this guest's driver of a phase that runs DA
+#	                        on A and DB on B, as a TAP result
+#	pair_bth_filter ...     a tc filter on eth0 for one BTH opcode
+#	pair_pingpong_cmd ...   CMD for one side of ibv_rc_pingpong -c, and
+#	pair_pingpong_check     its output's check (for tool_cmd and
+#	                        check_output)
 #
 # Keys and barrier names must be unique within a test (add a counter when
 # looping); they live in a namespace per test, PAIR_NS (default: the
@@ -280,6 +286,60 @@ pair_counter_check() {
 	else
 		ktap_fail "$1" "$2 +$n"
 	fi
+}
+
+# pair_phase "DA DB" LABEL: bring up this guest's driver of a phase in
+# which guest A runs DA and guest B runs DB (drivers as pair_use takes
+# them), reported as the TAP result "LABEL DA-DB: guest R runs D".  Sets
+# PHASE (DA-DB), PHASE_A and PHASE_B.
+pair_phase() {
+	local drv
+	read -r PHASE_A PHASE_B <<<"$1"
+	PHASE=$PHASE_A-$PHASE_B
+	if [ "$PAIR_ROLE" = a ]; then drv=$PHASE_A; else drv=$PHASE_B; fi
+	ktap_check "$2 $PHASE: guest $PAIR_ROLE runs $drv" pair_use "$drv"
+}
+
+# pair_bth_filter ingress|egress OPCODE ACTION...: a tc u32 filter on eth0
+# (in a clsact qdisc) for the RoCE v2 packets of BTH opcode OPCODE (IPv4
+# without options: the opcode is the byte after the UDP header, at 28),
+# with the tc action ACTION ("drop", or gact's "pass random determ drop
+# 4": every fourth).  pair_bth_filter_drops DIR prints how many it
+# dropped; pair_bth_filter_off removes it.
+pair_bth_filter() {
+	local dir=$1 op=$2
+	shift 2
+	tc qdisc replace dev eth0 clsact &&
+	tc filter add dev eth0 "$dir" protocol ip pref 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u8 "$op" 0xff at 28 action "$@"
+}
+
+pair_bth_filter_drops() {
+	tc -s filter show dev eth0 "$1" 2>/dev/null |
+		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
+}
+
+pair_bth_filter_off() {
+	tc qdisc del dev eth0 clsact 2>/dev/null
+}
+
+# pair_pingpong_cmd SIDE PORT ITERS SIZE: set CMD to one side of
+# ibv_rc_pingpong -c (every received buffer checked) over our IPv4 GID,
+# ITERS messages of SIZE bytes, with qp_linger.so: the QP answers a
+# retransmission for 3 s after the tool is done, as its last ACK may be
+# lost (with_linger.sh).
+pair_pingpong_cmd() {
+	CMD=("$PWD/with_linger.sh" 3
+	     ibv_rc_pingpong -d "$PAIR_DEV" -g "$(pair_gid_index 4)" -p "$2"
+	     -n "$3" -c -s "$4" -m 1024)
+	[ "$1" = client ] && CMD+=("$SROCE_PEER_IP")
+}
+
+# pair_pingpong_check SIDE LOG: did that run finish with its data intact?
+pair_pingpong_check() {
+	grep -q 'iters in' "$2" || { echo "$1: no 'iters in' line"; return 1; }
+	! grep -q 'invalid data' "$2" || { echo "$1: invalid data"; return 1; }
 }
 
 # pair_combination NAME SERVER_ROLE TOOL FAM MTU: one client/server run

@@ -35,38 +35,17 @@ BLACKOUT_ACKS=8
 PHASES=("sroce rxe" "sroce sroce" "sroce:adaptive_window=0 rxe")
 
 tool_cmd() {
-	local side=$2 port=$5 gidx
 	READY=tcp
-	gidx=$(pair_gid_index 4)
-	# qp_linger.so: a lost last ACK is answered after the tool is done.
-	CMD=("$PWD/with_linger.sh" 3
-	     ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$port" -n 3 -c
-	     -s 1048576 -m 1024)
-	[ "$side" = client ] && CMD+=("$SROCE_PEER_IP")
+	pair_pingpong_cmd "$2" "$5" 3 1048576
 }
 
 check_output() {
-	local side=$2 log=$3
-	grep -q 'iters in' "$log" || { echo "$side: no 'iters in' line"; return 1; }
-	! grep -q 'invalid data' "$log" || { echo "$side: invalid data"; return 1; }
+	pair_pingpong_check "$2" "$3"
 }
 
-# B: drop the RC ACKs this guest sends (IPv4 without options: the BTH
-# opcode is the byte after the 8-byte UDP header, at 28).
+# B: drop the RC ACKs (BTH opcode 0x11) this guest sends.
 blackout_on() {
-	tc qdisc replace dev eth0 clsact &&
-	tc filter add dev eth0 egress protocol ip pref 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		match u8 0x11 0xff at 28 action drop
-}
-
-blackout_drops() {
-	tc -s filter show dev eth0 egress 2>/dev/null |
-		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
-}
-
-blackout_off() {
-	tc qdisc del dev eth0 clsact 2>/dev/null
+	pair_bth_filter egress 0x11 drop
 }
 
 # B, in the background: lift the blackout once BLACKOUT_ACKS were dropped,
@@ -79,7 +58,7 @@ blackout_watch() {
 	local out=$1 n t0 now=0 first=
 	t0=$(_ktap_usec "$EPOCHREALTIME")
 	while :; do
-		n=$(blackout_drops)
+		n=$(pair_bth_filter_drops egress)
 		now=$(_ktap_usec "$EPOCHREALTIME")
 		[ "${n:-0}" -ge 1 ] && [ -z "$first" ] && first=$now
 		[ "${n:-0}" -ge $BLACKOUT_ACKS ] && break
@@ -88,7 +67,7 @@ blackout_watch() {
 		sleep 0.02
 	done
 	echo "${n:-0} $(( (now - ${first:-$now}) / 1000 ))" >"$out"
-	blackout_off
+	pair_bth_filter_off
 }
 
 nphases=${#PHASES[@]}
@@ -103,10 +82,8 @@ ktap_plan $plan
 modprobe -q cls_u32 act_gact sch_ingress 2>/dev/null
 pair_barrier start 300
 for p in "${PHASES[@]}"; do
-	read -r da db <<<"$p"
-	if [ "$PAIR_ROLE" = a ]; then drv=$da; else drv=$db; fi
-	phase=$da-$db
-	ktap_check "blackout $phase: guest $PAIR_ROLE runs $drv" pair_use "$drv"
+	pair_phase "$p" blackout
+	phase=$PHASE
 	if [ "$PAIR_ROLE" = b ]; then
 		watch_out=$(mktemp)
 		ktap_check "blackout $phase: guest b drops its RC ACKs" blackout_on
@@ -115,7 +92,7 @@ for p in "${PHASES[@]}"; do
 	fi
 	pair_barrier "$phase.up" 300
 	[ "$PAIR_ROLE" = a ] && pair_counters_mark && phase_before=$COUNTERS_BEFORE
-	pair_combination "blackout $phase: $da-client_$db-server rc_pingpong 1MiB" \
+	pair_combination "blackout $phase: $PHASE_A-client_$PHASE_B-server rc_pingpong 1MiB" \
 		b rc_pingpong 4 1500
 	if [ "$PAIR_ROLE" = b ]; then
 		wait "$watch_pid"
@@ -134,7 +111,7 @@ for p in "${PHASES[@]}"; do
 			completer_retry_err 1
 		pair_counter_check "blackout $phase: no QP on A ran out of retries" \
 			retry_exceeded_err 0 0
-		[ "${da#*adaptive_window=0}" = "$da" ] &&
+		[ "${PHASE_A#*adaptive_window=0}" = "$PHASE_A" ] &&
 			pair_counter_check "blackout $phase: A's send window was cut" \
 				window_cut 1
 	fi

@@ -40,7 +40,7 @@ PAIR_PORT=19900
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-240}
 
 tool_cmd() {
-	local tool=$1 side=$2 gidx
+	local tool=$1 side=$2
 	READY=tcp
 	case $tool in
 	rping)
@@ -54,12 +54,7 @@ tool_cmd() {
 			CMD+=(-c -a "$SROCE_PEER_IP" -p "$5" -C $PING_COUNT -v -V -S $PING_SIZE)
 		fi ;;
 	rc_pingpong)
-		gidx=$(pair_gid_index 4)
-		# qp_linger.so: the QP answers a retransmission for 3 s after
-		# the tool is done, as the last ACK may be lost (see there).
-		CMD=("$PWD/with_linger.sh" 3
-		     ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$5" -n $PP_ITERS -c -s $PP_SIZE -m 1024)
-		[ "$side" = client ] && CMD+=("$SROCE_PEER_IP") ;;
+		pair_pingpong_cmd "$side" "$5" $PP_ITERS $PP_SIZE ;;
 	esac
 }
 
@@ -74,8 +69,7 @@ check_output() {
 			rping_check "$log" "server ping data: " $PING_SIZE $PING_COUNT
 		fi ;;
 	rc_pingpong)
-		grep -q 'iters in' "$log" || { echo "$side: no 'iters in' line"; return 1; }
-		! grep -q 'invalid data' "$log" || { echo "$side: invalid data"; return 1; } ;;
+		pair_pingpong_check "$side" "$log" ;;
 	esac
 }
 

@@ -86,10 +86,8 @@ done
 ktap_plan $plan
 pair_barrier start 300
 for p in "${PHASES[@]}"; do
-	read -r da db <<<"$p"
-	if [ "$PAIR_ROLE" = a ]; then drv=$da; else drv=$db; fi
-	phase=$da-$db
-	ktap_check "lossy $phase: guest $PAIR_ROLE runs $drv" pair_use "$drv"
+	pair_phase "$p" lossy
+	phase=$PHASE da=$PHASE_A db=$PHASE_B
 	pair_counters_mark
 	phase_before=$COUNTERS_BEFORE	# each run marks its own
 	pair_barrier "$phase.up" 300

@@ -31,39 +31,18 @@ DROP_EVERY=4
 PHASES=("sroce rxe" "sroce sroce" "sroce:tail_probe=0 rxe")
 
 tool_cmd() {
-	local side=$2 port=$5 gidx
 	READY=tcp
-	gidx=$(pair_gid_index 4)
-	# qp_linger.so: a lost last ACK is answered after the tool is done.
-	CMD=("$PWD/with_linger.sh" 3
-	     ibv_rc_pingpong -d "$PAIR_DEV" -g "$gidx" -p "$port" -n 40 -c
-	     -s 65536 -m 1024)
-	[ "$side" = client ] && CMD+=("$SROCE_PEER_IP")
+	pair_pingpong_cmd "$2" "$5" 40 65536
 }
 
 check_output() {
-	local side=$2 log=$3
-	grep -q 'iters in' "$log" || { echo "$side: no 'iters in' line"; return 1; }
-	! grep -q 'invalid data' "$log" || { echo "$side: invalid data"; return 1; }
+	pair_pingpong_check "$2" "$3"
 }
 
-# B: drop every DROP_EVERY-th RC SEND LAST that reaches this guest (IPv4
-# without options: the BTH opcode is the byte after the UDP header, at 28).
+# B: drop every DROP_EVERY-th RC SEND LAST (BTH opcode 0x02) that
+# reaches this guest.
 tail_drop_on() {
-	tc qdisc replace dev eth0 clsact &&
-	tc filter add dev eth0 ingress protocol ip pref 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		match u8 0x02 0xff at 28 \
-		action pass random determ drop $DROP_EVERY
-}
-
-tail_drops() {
-	tc -s filter show dev eth0 ingress 2>/dev/null |
-		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
-}
-
-tail_drop_off() {
-	tc qdisc del dev eth0 clsact 2>/dev/null
+	pair_bth_filter ingress 0x02 pass random determ drop $DROP_EVERY
 }
 
 nphases=${#PHASES[@]}
@@ -76,20 +55,18 @@ ktap_plan $plan
 modprobe -q cls_u32 act_gact sch_ingress 2>/dev/null
 pair_barrier start 300
 for p in "${PHASES[@]}"; do
-	read -r da db <<<"$p"
-	if [ "$PAIR_ROLE" = a ]; then drv=$da; else drv=$db; fi
-	phase=$da-$db
-	ktap_check "tail $phase: guest $PAIR_ROLE runs $drv" pair_use "$drv"
+	pair_phase "$p" tail
+	phase=$PHASE
 	[ "$PAIR_ROLE" = b ] &&
 		ktap_check "tail $phase: guest b drops every ${DROP_EVERY}th SEND LAST" \
 			tail_drop_on
 	pair_barrier "$phase.up" 300
 	[ "$PAIR_ROLE" = a ] && pair_counters_mark && phase_before=$COUNTERS_BEFORE
-	pair_combination "tail $phase: $da-client_$db-server rc_pingpong 64KiB" \
+	pair_combination "tail $phase: $PHASE_A-client_$PHASE_B-server rc_pingpong 64KiB" \
 		b rc_pingpong 4 1500
 	if [ "$PAIR_ROLE" = b ]; then
-		dropped=$(tail_drops)
-		tail_drop_off
+		dropped=$(pair_bth_filter_drops ingress)
+		pair_bth_filter_off
 		pair_put "$phase.dropped" "${dropped:-0}"
 		if [ "${dropped:-0}" -ge 1 ]; then
 			ktap_ok "tail $phase: guest b dropped $dropped SEND LAST packets"
@@ -101,7 +78,7 @@ for p in "${PHASES[@]}"; do
 		dropped=$(pair_get "$phase.dropped" 120) || dropped=0
 		COUNTERS_BEFORE=$phase_before
 		echo "# tail $phase: B dropped $dropped; A $PAIR_DEV counters: $(pair_counters_delta)"
-		if [ "${da#*tail_probe=0}" = "$da" ]; then
+		if [ "${PHASE_A#*tail_probe=0}" = "$PHASE_A" ]; then
 			pair_counter_check "tail $phase: A probed each tail lost" \
 				tail_probe "$dropped"
 			pair_counter_check "tail $phase: fewer timeouts than tails lost" \
