@@ -146,7 +146,7 @@ static unsigned long sroce_timeout_jiffies(struct sroce_qp *qp)
  * where the end of a burst is what a full receive ring drops, the QP
  * otherwise sat idle for the whole timeout (67 ms at perftest's 14) each
  * time. The probe costs one packet when nothing was lost (the responder
- * answers the duplicate with an ACK, as it would an ACK lost on its way)
+ * answers the duplicate with an ACK, which also recovers lost ACKs)
  * and is no retry: it counts in tail_probe, not completer_retry_err.
  */
 static bool tail_probe = true;

@@ -729,9 +729,10 @@ void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
  * @qp: an RC QP that is not resending and has PSNs unacknowledged, none
  *	of them a READ or atomic
  *
- * A tail-loss probe (comp.c): the responder acknowledges it whether it
- * has it (a duplicate) or not (it then sees the gap before it and NAKs
- * the first PSN missing). Sending goes on from there as before.
+ * A tail-loss probe (comp.c). The responder answers it either way: with
+ * an ACK when it had it (a duplicate) or when it was the only one
+ * missing, with a sequence NAK for the first PSN missing when an earlier
+ * one is missing too. Sending goes on from there as before.
  */
 void sroce_req_probe(struct sroce_qp *qp)
 {
