@@ -38,7 +38,8 @@
 # milliseconds), and in some boots one guest's frames stopped reaching the
 # other for the rest of the run (QEMU 7.2; seen three times, never with
 # unix; most likely the lost virtio kick that vm-lib.sh's maxcpus=2 now
-# prevents, which stopped the UDP link the same way).  With udp, each NIC is a QEMU socket netdev bound to its own port
+# prevents, which stopped the UDP link the same way).  With udp, each NIC
+# is a QEMU socket netdev bound to its own port
 # on 127.0.0.1 and sending to the other's, one datagram per frame: a frame
 # is dropped when the other QEMU does not read fast enough, as on a real
 # link.  Nothing else is on
