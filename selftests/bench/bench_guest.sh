@@ -34,8 +34,13 @@
 #   SROCE_BENCH_ONLY        a row regex: measure only the matching rows
 #                           (for A/B runs of one change; the report then
 #                           lacks the others)
-#   SROCE_BENCH_PROFILE     a row regex: record `perf record -a -g` of the
-#                           matching sroce runs into /results/perf-ROW.data
+#   SROCE_BENCH_PROFILE     a row regex: sample the whole guest
+#                           (`perf record -a -g`) through each matching
+#                           client run, for every driver, into
+#                           /results/perf-ROW-DRIVER-rROUND.data, with
+#                           reports made in the guest (.txt: symbols by
+#                           self time; .graph.txt: callers of those above
+#                           3%)
 set -u
 cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh
 
@@ -87,7 +92,7 @@ wanted() {
 # run_pair PROG ARGS...: server in the background, client against the
 # device's own GID; client output in $CLOG. 0 iff both exit 0.
 run_pair() {
-	local prog=$1 slog=/tmp/bench.s.$$ src crc spid t=150 perf=() t0=$SECONDS
+	local prog=$1 slog=/tmp/bench.s.$$ src crc spid t=150 t0=$SECONDS
 	shift
 	CLOG=/tmp/bench.c.$$
 	PORT=$((PORT + 1))
@@ -96,9 +101,10 @@ run_pair() {
 	while ! listening $PORT && kill -0 $spid 2>/dev/null && ((t-- > 0)); do
 		sleep 0.2
 	done
-	[ -n "$PERF_OUT" ] && perf=(perf record -q -a -g -o "$PERF_OUT" --)
-	timeout $PAIR_LIMIT "${perf[@]}" "$prog" -d "$DEV" -x "$GIDX" -F -p $PORT "$@" 127.0.0.1 >"$CLOG" 2>&1
+	[ -n "$PERF_OUT" ] && perf_start
+	timeout $PAIR_LIMIT "$prog" -d "$DEV" -x "$GIDX" -F -p $PORT "$@" 127.0.0.1 >"$CLOG" 2>&1
 	crc=$?
+	[ -n "$PERF_OUT" ] && perf_stop
 	wait $spid
 	src=$?
 	if [ $crc != 0 ] || [ $src != 0 ]; then
@@ -115,8 +121,8 @@ run_pair() {
 
 perf_for() {
 	PERF_OUT=
-	if [ -n "$PROFILE" ] && [ "$DRV" = sroce ] && [[ $1 =~ $PROFILE ]]; then
-		PERF_OUT=/results/perf-${1//\//_}-$DRV.data
+	if [ -n "$PROFILE" ] && [[ $1 =~ $PROFILE ]]; then
+		PERF_OUT=/results/perf-${1//\//_}-$DRV-r$ROUND
 	fi
 }
 

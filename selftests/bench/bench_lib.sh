@@ -42,3 +42,37 @@ bench_set_params() {
 	[[ $1 == *:* ]] || return 0
 	module_set_params "$(bench_driver "$1")" "${1#*:}"
 }
+
+# perf_start / perf_stop: sample the whole guest (perf record -a -g) into
+# $PERF_OUT.data, and leave a flat report of it (symbols by self time) in
+# $PERF_OUT.txt and the callers of the symbols above 3% in
+# $PERF_OUT.graph.txt, made here, where /proc/kallsyms matches the
+# samples.
+perf_start() {
+	# Under TCG perf takes seconds to start: record from the moment it
+	# acknowledges "enable" on its control FIFO, not from its start.
+	rm -f /tmp/perf.ctl /tmp/perf.ack
+	mkfifo /tmp/perf.ctl /tmp/perf.ack
+	# Written to the guest's tmpfs: over 9p perf's own writes were the
+	# biggest item of the profile.
+	perf record -q -a -g -D -1 --control=fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		-o /tmp/perf.data >/dev/null 2>&1 &
+	PERF_PID=$!
+	exec {PERF_CTL}<>/tmp/perf.ctl {PERF_ACK}<>/tmp/perf.ack
+	echo enable >&$PERF_CTL
+	timeout 60 head -n 1 <&$PERF_ACK >/dev/null ||
+		note "  profile: perf did not acknowledge enable"
+}
+
+perf_stop() {
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID"
+	exec {PERF_CTL}>&- {PERF_ACK}<&-
+	mv /tmp/perf.data "$PERF_OUT.data"
+	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
+		-g none --percent-limit 0.5 >"$PERF_OUT.txt" 2>&1
+	# who called the symbols above 3% (irq-off time shows up at the
+	# unlock that ends it)
+	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
+		-g caller,1,callee --percent-limit 3 >"$PERF_OUT.graph.txt" 2>&1
+}

@@ -178,39 +178,18 @@ run_pair() {
 }
 
 # profile_start / profile_stop: when the current row ($ROW) matches
-# SROCE_BENCH_PROFILE, sample the whole guest through the run. The flat
-# report is made here, where /proc/kallsyms matches the samples.
+# SROCE_BENCH_PROFILE, sample the whole guest through the run
+# (bench_lib.sh).
 profile_start() {
 	PERF_OUT=
 	[ -n "$PROFILE" ] && [[ pair/$ROW =~ $PROFILE ]] || return 0
 	PERF_OUT=/results/perf-${ROW//\//_}-$DRV-r$SEQ
-	# Under TCG perf takes seconds to start: record from the moment it
-	# acknowledges "enable" on its control FIFO, not from its start.
-	rm -f /tmp/perf.ctl /tmp/perf.ack
-	mkfifo /tmp/perf.ctl /tmp/perf.ack
-	# Written to the guest's tmpfs: over 9p perf's own writes were the
-	# biggest item of the profile.
-	perf record -q -a -g -D -1 --control=fifo:/tmp/perf.ctl,/tmp/perf.ack \
-		-o /tmp/perf.data >/dev/null 2>&1 &
-	PERF_PID=$!
-	exec {PERF_CTL}<>/tmp/perf.ctl {PERF_ACK}<>/tmp/perf.ack
-	echo enable >&$PERF_CTL
-	timeout 60 head -n 1 <&$PERF_ACK >/dev/null ||
-		note "  profile: perf did not acknowledge enable"
+	perf_start
 }
 
 profile_stop() {
 	[ -n "$PERF_OUT" ] || return 0
-	kill -INT "$PERF_PID" 2>/dev/null
-	wait "$PERF_PID"
-	exec {PERF_CTL}>&- {PERF_ACK}<&-
-	mv /tmp/perf.data "$PERF_OUT.data"
-	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
-		-g none --percent-limit 0.5 >"$PERF_OUT.txt" 2>&1
-	# who called the symbols above 3% (irq-off time shows up at the
-	# unlock that ends it)
-	perf report -i "$PERF_OUT.data" --stdio --no-children --sort sym \
-		-g caller,1,callee --percent-limit 3 >"$PERF_OUT.graph.txt" 2>&1
+	perf_stop
 	note "  profile of $DRV run $SEQ on guest $PAIR_ROLE: $PERF_OUT.txt"
 }
 
