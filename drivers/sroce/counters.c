@@ -40,6 +40,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RKEY_VIOLATION].name = "rkey_violation",
 	[SROCE_CNT_WINDOW_CUT].name = "window_cut",
 	[SROCE_CNT_TAIL_PROBE].name = "tail_probe",
+	[SROCE_CNT_WORKER_RUNS].name = "worker_runs",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

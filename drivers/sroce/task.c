@@ -55,6 +55,7 @@
 
 #include "sroce.h"
 #include "comp.h"
+#include "counters.h"
 #include "pkt.h"
 #include "qp.h"
 #include "req.h"
@@ -313,6 +314,8 @@ static void sroce_qp_work(struct work_struct *work)
 	struct sroce_inline ctx;
 	bool idle;
 
+	/* Each one is a wake-up (a context switch) that an inline run saves. */
+	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_WORKER_RUNS);
 	sroce_inline_begin(&ctx);
 	idle = sroce_side_try(qp, SROCE_SIDE_SEND);
 	idle &= sroce_side_try(qp, SROCE_SIDE_RECV);
