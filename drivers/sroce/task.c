@@ -66,6 +66,7 @@
 #define SROCE_SOFTIRQ_ROUNDS	2	/* the packet's round, one to see it idle */
 #define SROCE_INLINE_QPS	4	/* QPs one runner notes at most */
 #define SROCE_INLINE_RUNS	32	/* engine runs inline per runner */
+#define SROCE_INLINE_ROUNDS	2	/* rounds per noted side's turn */
 
 static struct workqueue_struct *sroce_wq;
 
@@ -282,6 +283,15 @@ static struct sroce_inline_entry sroce_inline_pop(struct sroce_inline *ctx)
  * The runner's own side is done and its lock released: run the sides it
  * looped packets to (which may loop packets back), then unpublish the
  * context and hand what is left to the workers.
+ *
+ * The noted sides take turns of a few rounds, and a side with more to do
+ * goes to the back of the list rather than to its worker: a 1 MiB READ
+ * is 1024 responses, which the responder would otherwise queue all at
+ * once to the requester's completer (a megabyte of packets waiting in
+ * memory) before it ran out of rounds and woke its worker. Taking turns
+ * keeps a round's worth in flight and the whole exchange on this thread
+ * (one-guest ib_read_bw 1 MiB: 1.3x less CPU per GiB, one worker run per
+ * 12 READs instead of one or two per READ).
  */
 static void sroce_inline_end(struct sroce_inline *ctx)
 {
@@ -290,7 +300,9 @@ static void sroce_inline_end(struct sroce_inline *ctx)
 
 	while (ctx->n && runs--) {
 		e = sroce_inline_pop(ctx);
-		if (!sroce_side_try(e.qp, e.side))
+		if (sroce_side_kick(e.qp, e.side) &&
+		    !sroce_side_run_unlock(e.qp, e.side, SROCE_INLINE_ROUNDS) &&
+		    !sroce_inline_note(e.qp, e.side))
 			sroce_task_sched(e.qp);
 		sroce_qp_put(e.qp);
 	}
