@@ -22,7 +22,9 @@
  * hop of every exchange (request, ACK, response). Instead the QP and side
  * are noted in the runner's struct sroce_inline and run on the same thread
  * once the runner's own side is done. The runner publishes its context in
- * a per-CPU pointer and pins itself to the CPU (migrate_disable()); only
+ * a per-CPU pointer and pins itself to the CPU (migrate_disable()) while
+ * it is published, except when it gives way to another task between
+ * rounds (sroce_task_yield()); only
  * the thread that owns the context adds to it, so it needs no lock. A side
  * that is busy elsewhere is left to that runner, which looks again before
  * it lets go (the side's kick); the rest (a second runner on the CPU, a
@@ -145,6 +147,8 @@ static void sroce_side_lock_wait(struct sroce_engine_side *es)
 	wait_on_bit_lock(&es->busy, 0, TASK_UNINTERRUPTIBLE);
 }
 
+static void sroce_task_yield(void);
+
 /* Run @side until idle or out of @rounds. Caller holds the side. */
 static bool sroce_side_run(struct sroce_qp *qp, enum sroce_side side,
 			   int rounds)
@@ -159,7 +163,7 @@ static bool sroce_side_run(struct sroce_qp *qp, enum sroce_side side,
 		 * run has few rounds and cannot give way.
 		 */
 		if (in_task())
-			cond_resched();
+			sroce_task_yield();
 	}
 	return true;
 }
@@ -231,14 +235,89 @@ static bool sroce_side_try(struct sroce_qp *qp, enum sroce_side side)
 	       sroce_side_run_unlock(qp, side, SROCE_WORK_ROUNDS);
 }
 
-/* Publish @ctx as this CPU's runner context, unless another runner has. */
+/*
+ * Publish @ctx as this CPU's runner context, unless another runner has,
+ * and pin the runner to the CPU while it is published.
+ */
+static void sroce_inline_publish(struct sroce_inline *ctx)
+{
+	ctx->owner = current;
+	migrate_disable();
+	if (this_cpu_cmpxchg(sroce_inline_ctx, NULL, ctx)) {
+		ctx->owner = NULL;
+		migrate_enable();
+	}
+}
+
+/* Take a published @ctx back; the runner may move again. */
+static void sroce_inline_unpublish(struct sroce_inline *ctx)
+{
+	if (!ctx->owner)
+		return;
+	local_bh_disable();
+	this_cpu_write(sroce_inline_ctx, NULL);
+	local_bh_enable();
+	ctx->owner = NULL;
+	migrate_enable();
+}
+
 static void sroce_inline_begin(struct sroce_inline *ctx)
 {
 	ctx->n = 0;
-	ctx->owner = current;
-	migrate_disable();
-	if (this_cpu_cmpxchg(sroce_inline_ctx, NULL, ctx))
-		ctx->owner = NULL;
+	sroce_inline_publish(ctx);
+}
+
+/*
+ * Give way between rounds if the scheduler asks, unpinned: a runner
+ * preempted while pinned cannot be moved to an idle CPU, and in
+ * ib_write_lat with both perftest processes on one CPU that kept them
+ * there for milliseconds (the runner waiting behind the other one's
+ * busy polling). What it noted stays in its context; it publishes the
+ * context again on whichever CPU it resumes.
+ */
+static void sroce_task_yield(void)
+{
+	struct sroce_inline *ctx;
+
+	if (!need_resched())
+		return;
+	/*
+	 * Another runner's context on this CPU belongs to a pinned runner,
+	 * which cannot run (and let go of it) while preemption is off.
+	 */
+	preempt_disable();
+	ctx = this_cpu_read(sroce_inline_ctx);
+	if (ctx && ctx->owner != current)
+		ctx = NULL;
+	preempt_enable();
+	if (!ctx) {
+		cond_resched();
+		return;
+	}
+	sroce_inline_unpublish(ctx);
+	cond_resched();
+	sroce_inline_publish(ctx);
+}
+
+/*
+ * Add @side of @qp to the runner's own @ctx, once. The caller holds a
+ * reference to @qp (a packet's, or an entry's), so it is above zero.
+ * Return: true when the runner will run it.
+ */
+static bool sroce_inline_add(struct sroce_inline *ctx, struct sroce_qp *qp,
+			     enum sroce_side side)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->n; i++)
+		if (ctx->e[i].qp == qp && ctx->e[i].side == side)
+			return true;
+	if (ctx->n == SROCE_INLINE_QPS)
+		return false;
+	kref_get(&qp->elem.ref);
+	ctx->e[ctx->n].qp = qp;
+	ctx->e[ctx->n++].side = side;
+	return true;
 }
 
 /*
@@ -249,19 +328,10 @@ static void sroce_inline_begin(struct sroce_inline *ctx)
 static bool sroce_inline_note(struct sroce_qp *qp, enum sroce_side side)
 {
 	struct sroce_inline *ctx = this_cpu_read(sroce_inline_ctx);
-	unsigned int i;
 
 	if (!ctx || ctx->owner != current || !in_task())
 		return false;
-	for (i = 0; i < ctx->n; i++)
-		if (ctx->e[i].qp == qp && ctx->e[i].side == side)
-			return true;
-	if (ctx->n == SROCE_INLINE_QPS)
-		return false;
-	kref_get(&qp->elem.ref);	/* the packet's reference keeps it > 0 */
-	ctx->e[ctx->n].qp = qp;
-	ctx->e[ctx->n++].side = side;
-	return true;
+	return sroce_inline_add(ctx, qp, side);
 }
 
 /*
@@ -302,16 +372,11 @@ static void sroce_inline_end(struct sroce_inline *ctx)
 		e = sroce_inline_pop(ctx);
 		if (sroce_side_kick(e.qp, e.side) &&
 		    !sroce_side_run_unlock(e.qp, e.side, SROCE_INLINE_ROUNDS) &&
-		    !sroce_inline_note(e.qp, e.side))
+		    !sroce_inline_add(ctx, e.qp, e.side))
 			sroce_task_sched(e.qp);
 		sroce_qp_put(e.qp);
 	}
-	if (ctx->owner) {
-		local_bh_disable();
-		this_cpu_write(sroce_inline_ctx, NULL);
-		local_bh_enable();
-	}
-	migrate_enable();
+	sroce_inline_unpublish(ctx);
 	/* Nothing can be noted any more. */
 	while (ctx->n) {
 		e = ctx->e[--ctx->n];
