@@ -64,7 +64,10 @@ PORT=21000
 # Iterations per size for the BW tests (-q 1; -q 4 splits them over the
 # QPs so both move the same bytes), about 1-3 s each under TCG.
 declare -A BW_ITERS=([64]=3000 [4096]=1500 [65536]=300 [1048576]=24)
-declare -A LAT_ITERS=([2]=1000 [4096]=500)
+# The latency tests' iterations: their p99 is the 1%-worst sample, which
+# with 1,000 samples is the tenth worst and moved 2x between rounds; 5,000
+# take 0.1-0.5 s more per run.
+declare -A LAT_ITERS=([2]=5000 [4096]=2000)
 ATOMIC_ITERS=3000
 
 
