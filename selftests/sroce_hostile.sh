@@ -19,10 +19,6 @@ CASES="runt:drop_length bad_pad:drop_length bad_opcode:drop_opcode
 bad_icrc:drop_icrc bad_tver:drop_header unknown_qpn:drop_unknown_qpn
 gsi_wrong_type:drop_qp_state"
 
-counter() {
-	rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
-}
-
 sroce_reset
 sroce_load
 ip netns add $NS
@@ -38,15 +34,15 @@ wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $GID6 >/dev/null
 ktap_plan $(( $(wc -w <<<"$CASES") + 2 ))
 for c in $CASES; do
 	kind=${c%%:*} cnt=${c#*:}
-	before=$(counter "$cnt")
+	before=$(sroce_counter "$cnt")
 	ip netns exec $NS python3 ./roce_inject.py $PEER $ADDR "$kind" "$N"
 	# Received packets are counted in softirq: give them a moment.
 	expect=$((before + N))
-	counted() { [ "$(counter "$cnt")" = "$expect" ]; }
+	counted() { [ "$(sroce_counter "$cnt")" = "$expect" ]; }
 	ktap_check "$N $kind packets dropped and counted as $cnt" \
 		wait_for "$cnt" 5 counted
 done
-ktap_check "no packet reached a QP: rcvd_pkts is 0" test "$(counter rcvd_pkts)" = 0
+ktap_check "no packet reached a QP: rcvd_pkts is 0" test "$(sroce_counter rcvd_pkts)" = 0
 
 ktap_check "the device still moves data afterwards (ibv_rc_pingpong -c)" \
 	sroce_pingpong_ok sroce0 "$(sroce_gid_index sroce0 $GID6)"

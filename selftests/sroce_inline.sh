@@ -20,12 +20,6 @@ ITERS=${SROCE_INLINE_ITERS:-200}
 READS=${SROCE_INLINE_READS:-24}
 GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 
-# sroce_counter NAME: the value of one counter of sroce0.
-sroce_counter() {
-	rdma statistic show link sroce0/1 |
-		awk -v n="$1" '{ for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
 # ib_read_bw over the loopback path; 0 iff both exit 0 and the client
 # printed its result row for 1 MiB.
 read_bw() {

@@ -142,6 +142,11 @@ sroce_wait_listen() {
 	wait_for "TCP port $1 listening" 30 sroce_port_listening "$1" >/dev/null
 }
 
+# sroce_counter NAME: the value of one counter of sroce0/1.
+sroce_counter() {
+	rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
+}
+
 # Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
 # counters_delta prints the counters that changed since, as name=+N.
 counters_mark() {
