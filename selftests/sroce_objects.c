@@ -1433,6 +1433,139 @@ TEST_F(qp, post_send_reset_init)
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 }
 
+static bool has_pair(const char *line, const char *key, const char *value, bool prefix);
+
+/*
+ * sroce's transmit flow of a QP, as "rdma -dd resource show qp" prints it
+ * (restrack.c): 0 for none, -1 when it cannot be read.
+ */
+static long qp_txflow(const char *dev, uint32_t qpn)
+{
+	char cmd[160], line[4096], link[80];
+	const char *p;
+	long id = -1;
+	FILE *f;
+
+	/* Not "link DEV/1": a QP in RESET has no port ("link DEV/-"). */
+	snprintf(cmd, sizeof(cmd), "rdma -dd resource show qp lqpn %u 2>/dev/null", qpn);
+	snprintf(link, sizeof(link), "%s/", dev);
+	faults_set(false);	/* not in the programs it runs */
+	f = popen(cmd, "r");
+	faults_set(true);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " drv_txflow ");
+		if (p && has_pair(line, "link", link, true))
+			id = strtol(p + strlen(" drv_txflow "), NULL, 10);
+	}
+	if (pclose(f) != 0)
+		return -1;
+	return id;
+}
+
+/* RESET -> INIT -> RTR of an RC QP to itself, over the GID at @gid_index. */
+static int rc_to_rtr_over(struct dev *d, struct ibv_qp *qp, int gid_index,
+			  const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a;
+	int mask;
+
+	if (to_init(qp, IBV_ACCESS_LOCAL_WRITE))
+		return -1;
+	rtr_attr(d, qp, &a, &mask);
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* Another GID of the port than the test's (the IPv6 link-local one). */
+static int other_gid(struct dev *d, union ibv_gid *gid)
+{
+	static const union ibv_gid zero;
+	int i;
+
+	for (i = 0; i < d->port.gid_tbl_len && i < 16; i++) {
+		if (i == d->gid_index || ibv_query_gid(d->ctx, PORT, i, gid))
+			continue;
+		if (memcmp(gid, &zero, sizeof(zero)) && memcmp(gid, &d->gid, sizeof(*gid)))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * sroce's RC QPs to one destination share one transmit flow (txflow.c),
+ * a QP to another destination and each UD QP have their own, a QP in
+ * RESET has none and joins the flow of its next path, and a flow whose
+ * last QP went is gone (a new one gets a new id).
+ */
+TEST_F(qp, txflow_per_destination)
+{
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *rc[5], *ud, *late;
+	union ibv_gid gid2;
+	long a, b, u, c;
+	int i, idx2;
+
+	if (strncmp(self->d.name, "sroce", 5))
+		SKIP(return, "transmit flows are sroce's");
+	idx2 = other_gid(&self->d, &gid2);
+	ASSERT_LE(0, idx2) TH_LOG("no second GID on %s", self->d.name);
+	pd = make_pd(_metadata, &self->d);
+	cq = make_cq(_metadata, &self->d, 16);
+	for (i = 0; i < 5; i++)
+		rc[i] = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
+	ud = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
+
+	/* No path yet: no flow. A UD QP has its own from the start. */
+	EXPECT_EQ(0, qp_txflow(self->d.name, rc[0]->qp_num));
+	u = qp_txflow(self->d.name, ud->qp_num);
+	EXPECT_LT(0, u);
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, rc_to_rtr_over(&self->d, rc[i], self->d.gid_index, &self->d.gid));
+	ASSERT_EQ(0, rc_to_rtr_over(&self->d, rc[4], idx2, &gid2))
+		TH_LOG("RTR over GID %d: %s", idx2, strerror(errno));
+	a = qp_txflow(self->d.name, rc[0]->qp_num);
+	b = qp_txflow(self->d.name, rc[4]->qp_num);
+	EXPECT_LT(0, a);
+	EXPECT_LT(0, b);
+	EXPECT_NE(a, b);
+	EXPECT_NE(u, a);
+	EXPECT_NE(u, b);
+	for (i = 1; i < 4; i++)
+		EXPECT_EQ(a, qp_txflow(self->d.name, rc[i]->qp_num));
+
+	/* RESET leaves the flow; the next path's flow is joined. */
+	ASSERT_EQ(0, to_state(rc[0], IBV_QPS_RESET));
+	EXPECT_EQ(0, qp_txflow(self->d.name, rc[0]->qp_num));
+	EXPECT_EQ(a, qp_txflow(self->d.name, rc[1]->qp_num));
+	ASSERT_EQ(0, rc_to_rtr_over(&self->d, rc[0], idx2, &gid2));
+	EXPECT_EQ(b, qp_txflow(self->d.name, rc[0]->qp_num));
+
+	/* The flow lives while one QP uses it, and not after the last. */
+	EXPECT_EQ(0, ibv_destroy_qp(rc[1]));
+	EXPECT_EQ(0, ibv_destroy_qp(rc[2]));
+	EXPECT_EQ(a, qp_txflow(self->d.name, rc[3]->qp_num));
+	EXPECT_EQ(0, ibv_destroy_qp(rc[3]));
+	late = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
+	ASSERT_EQ(0, rc_to_rtr_over(&self->d, late, self->d.gid_index, &self->d.gid));
+	c = qp_txflow(self->d.name, late->qp_num);
+	EXPECT_LT(0, c);
+	EXPECT_NE(a, c);
+	EXPECT_NE(b, c);
+	EXPECT_EQ(b, qp_txflow(self->d.name, rc[4]->qp_num));
+
+	EXPECT_EQ(0, ibv_destroy_qp(late));
+	EXPECT_EQ(0, ibv_destroy_qp(rc[4]));
+	EXPECT_EQ(0, ibv_destroy_qp(rc[0]));
+	EXPECT_EQ(0, ibv_destroy_qp(ud));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+}
+
 /* -------------------------------------------------------------------- SRQ */
 
 TEST_F(srq, create_query_modify)

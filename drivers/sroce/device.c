@@ -196,6 +196,7 @@ static void sroce_init_objects(struct sroce_dev *sdev)
 	sroce_pool_init(&sdev->srq_pool, "srq", 1, 0xffffff, SROCE_MAX_SRQ);
 	sroce_pool_init(&sdev->ah_pool, "ah", 1, SROCE_MAX_AH, SROCE_MAX_AH);
 	sroce_mcast_init(&sdev->mcast);
+	sroce_txflow_table_init(&sdev->txflows);
 }
 
 static void sroce_destroy_objects(struct sroce_dev *sdev)

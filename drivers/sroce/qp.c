@@ -150,7 +150,7 @@ static int sroce_qp_init_engine(struct sroce_qp *qp)
 
 	sroce_task_qp_init(qp);
 	sroce_window_reset(&qp->req.window);
-	err = sroce_txflow_init(qp);
+	err = sroce_txflow_qp_init(qp);
 	if (err)
 		return err;
 	qp->swqe_max = n;
@@ -188,7 +188,7 @@ static struct sroce_rd_res *sroce_qp_alloc_res(struct sroce_qp *qp,
 
 static void sroce_qp_free_engine(struct sroce_qp *qp)
 {
-	sroce_txflow_destroy(qp);
+	sroce_txflow_unbind(qp);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
 	sroce_swqes_free(qp);
@@ -454,10 +454,26 @@ static bool sroce_qp_dev_gone(struct sroce_qp *qp, enum ib_qp_state cur,
 	       READ_ONCE(to_sdev(qp->ibqp.device)->netdev_gone);
 }
 
+/*
+ * The transmit flow to the destination of the path an RC/UC QP without
+ * one is being given (taken outside qp->lock: it may create a socket),
+ * NULL when it needs none, or an ERR_PTR.
+ */
+static struct sroce_txflow *sroce_qp_get_flow(struct sroce_qp *qp, int mask,
+					      const struct rxe_av *av)
+{
+	if (!(mask & IB_QP_AV) || !sroce_txflow_per_dest(qp) ||
+	    READ_ONCE(qp->txflow))
+		return NULL;
+	return sroce_txflow_get(to_sdev(qp->ibqp.device), av->grh.dgid.raw);
+}
+
 static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_txflow *flow = NULL;
 	enum ib_qp_state cur, next;
 	struct sroce_rd_res *res;
 	struct rxe_av av = {};
@@ -479,6 +495,11 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	res = sroce_qp_alloc_res(qp, attr, mask, &res_count);
 	if (res_count && !res)
 		return -ENOMEM;
+	flow = sroce_qp_get_flow(qp, mask, &av);
+	if (IS_ERR(flow)) {
+		kfree(res);
+		return PTR_ERR(flow);
+	}
 
 	to_reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
 	if (to_reset)
@@ -498,15 +519,21 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->resp.res = res;
 		res = NULL;
 	}
+	if (flow && sroce_txflow_bind(qp, flow))
+		flow = NULL;
 	sroce_qp_apply(qp, attr, mask, &av);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	/* Entering RTS may start posted work; entering ERR flushes it. */
 	if ((mask & IB_QP_STATE) && !to_reset)
 		sroce_task_sched(qp);
+	/* The next path, after RESET, may lead to another destination. */
+	if (to_reset)
+		sroce_txflow_qp_reset(qp);
 out:
 	if (to_reset)
 		sroce_task_reset_end(qp);
 	kfree(res);		/* unused, or a concurrent modify's came first */
+	sroce_txflow_put(sdev, flow);	/* unused, or it kept its own */
 	return err;
 }
 

@@ -24,6 +24,7 @@ struct sroce_dev;
 struct sroce_mr;
 struct sroce_srq;
 struct sroce_swqe;
+struct sroce_txflow;
 
 #define SROCE_GSI_QPN		1
 #define SROCE_MIN_QPN		16
@@ -94,8 +95,9 @@ struct sroce_qp {
 	struct timer_list rnr_timer;	/* RNR NAK back-off */
 	bool retry_timer_fired;		/* set by the timer, cleared by the work */
 	bool rnr_wait;			/* requester paused by an RNR NAK */
-	/* transmit flow control (txflow.c): the socket packets are charged to */
-	struct socket *tx_sock;
+	/* transmit flow control (txflow.c): what its packets are charged to */
+	struct sroce_txflow *txflow;
+	u32 txflow_id;			/* its id, for "rdma res"; 0: none */
 	struct wait_queue_entry tx_wait;	/* on its wait queue while throttled */
 	bool tx_throttled;
 

@@ -27,6 +27,7 @@ static int sroce_res_put_send(struct sk_buff *msg, struct sroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "rnr_wait", READ_ONCE(qp->rnr_wait)) ||
 	    rdma_nl_put_driver_u32(msg, "tx_throttled",
 				   sroce_txflow_throttled(qp)) ||
+	    rdma_nl_put_driver_u32(msg, "txflow", READ_ONCE(qp->txflow_id)) ||
 	    rdma_nl_put_driver_u32(msg, "retry_timer",
 				   timer_pending(&qp->retry_timer)) ||
 	    rdma_nl_put_driver_u32(msg, "rnr_timer",

@@ -22,6 +22,7 @@
 
 #include "mcast.h"
 #include "pool.h"
+#include "txflow.h"
 
 #define SROCE_VERSION "0.1.0"
 #define SROCE_FW_MAJOR 0
@@ -86,6 +87,9 @@ struct sroce_dev {
 	atomic_t key_variant;
 
 	struct sroce_mcast_table mcast;
+
+	/* Transmit flows shared by the RC/UC QPs to one destination. */
+	struct sroce_txflow_table txflows;
 
 	struct sroce_counters __percpu *counters;
 };

@@ -7,37 +7,76 @@
  * limits) silently drops most of it when the link is slower than the
  * CPU; the requester then retransmits all of it, again and again. So a
  * QP stops sending data packets (requests and READ responses) while the
- * stack holds SROCE_TXFLOW_PKTS of them, and goes on once half drained.
+ * stack holds SROCE_TXFLOW_PKTS of its flow's packets, and goes on once
+ * half drained.
  *
- * The accounting is the socket layer's own: each QP has an unbound kernel
- * UDP socket, and its data packets are charged to it (skb_set_owner_w()),
- * so the stack's sock_wfree() uncharges them wherever it frees them
- * (driver ring, qdisc, drop, or our loopback's skb_orphan()). Nothing the
- * stack calls on a packet is sroce code: a packet may sit in a stalled
- * device's ring for as long as it likes, and neither destroying the QP
- * nor unloading the module waits for it or leaves a pointer into freed
- * memory behind. The socket itself lives on, in the socket layer's care,
- * until its last packet is freed.
+ * A flow is what shares one such budget: all RC and UC QPs of a device
+ * that send to the same destination GID (they take the same route, the
+ * same neighbour entry and the same queues, and a destination that
+ * stops taking packets stalls all of them anyway), or a single UD QP,
+ * whose destinations change with every work request. Sharing also keeps
+ * a QP small: the flow's socket (below) costs about 2 KB of slab, more
+ * than a third of what an RC QP costs otherwise, and the thousands of
+ * QPs of a storage or MPI job mostly go to a few peers.
+ *
+ * The accounting is the socket layer's own: each flow has an unbound
+ * kernel UDP socket, and its data packets are charged to it
+ * (skb_set_owner_w()), so the stack's sock_wfree() uncharges them
+ * wherever it frees them (driver ring, qdisc, drop, or our loopback's
+ * skb_orphan()). Nothing the stack calls on a packet is sroce code: a
+ * packet may sit in a stalled device's ring for as long as it likes, and
+ * neither destroying the QP nor unloading the module waits for it or
+ * leaves a pointer into freed memory behind. The socket itself lives on,
+ * in the socket layer's care, until its last packet is freed.
  *
  * The only sroce code the socket layer runs is the wake-up: a throttled
- * QP puts its wait-queue entry on the socket's wait queue, where
- * sock_def_write_space() finds it once less than half the send buffer is
- * charged. The entry is taken off under the wait queue's lock before the
- * QP goes away, so no wake-up can run after that.
+ * QP puts its wait-queue entry on its flow socket's wait queue, where
+ * sock_def_write_space() finds it (and those of the flow's other
+ * throttled QPs) once less than half the send buffer is charged. The
+ * entry is taken off under the wait queue's lock before the QP lets go
+ * of the flow, so no wake-up can run after that.
+ *
+ * An RC/UC QP joins the flow of its destination when it is first given
+ * a path (INIT to RTR), keeps it until RESET or destroy, and joins
+ * again with the path it is given after a RESET. Until then (it sends
+ * nothing before RTR) it has no flow, and nothing is charged.
  */
+#include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
 #include "fault.h"
 #include "qp.h"
+#include "sroce.h"
 #include "task.h"
 #include "txflow.h"
 
-/* Data packets a QP may leave with the stack before it waits. */
+/* Data packets a flow may leave with the stack before its QPs wait. */
 #define SROCE_TXFLOW_PKTS	64
+
+struct sroce_txflow {
+	struct hlist_node node;	/* in the device's table, if @shared */
+	u8 dgid[16];		/* the destination GID, if @shared */
+	bool shared;
+	unsigned int users;	/* QPs bound; under the table's lock */
+	u32 id;			/* names it in "rdma res show qp -dd" */
+	struct socket *sock;
+};
+
+void sroce_txflow_table_init(struct sroce_txflow_table *table)
+{
+	int i;
+
+	mutex_init(&table->lock);
+	atomic_set(&table->next_id, 0);
+	for (i = 0; i < SROCE_TXFLOW_BUCKETS; i++)
+		INIT_HLIST_HEAD(&table->buckets[i]);
+}
 
 /* Called by the socket layer, wait-queue lock held, any context. */
 static int sroce_txflow_wake(struct wait_queue_entry *wait, unsigned int mode,
@@ -52,7 +91,7 @@ static int sroce_txflow_wake(struct wait_queue_entry *wait, unsigned int mode,
 }
 
 /*
- * Take @qp's entry off its socket's wait queue if it is on it. list_del_init,
+ * Take @qp's entry off @sock's wait queue if it is on it. list_del_init,
  * not __remove_wait_queue(): "not queued" is an empty entry, and the next
  * sroce_txflow_full() tests that before it queues the entry again.
  */
@@ -65,52 +104,200 @@ static void sroce_txflow_unqueue(struct sroce_qp *qp, struct socket *sock)
 	spin_unlock_irqrestore(&sock->wq.wait.lock, flags);
 }
 
+/* A new flow with its socket, one user; process context. */
+static struct sroce_txflow *sroce_txflow_new(struct sroce_txflow_table *table,
+					     const u8 *dgid)
+{
+	struct sroce_txflow *flow;
+	int err;
+
+	flow = sroce_kzalloc(sizeof(*flow), GFP_KERNEL);
+	if (!flow)
+		return ERR_PTR(-ENOMEM);
+	err = sroce_fault() ? -ENOMEM :
+	      sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       &flow->sock);
+	if (err) {
+		kfree(flow);
+		return ERR_PTR(err);
+	}
+	/* Raised to the real packet size by the first packets charged. */
+	flow->sock->sk->sk_sndbuf = SROCE_TXFLOW_PKTS * SKB_TRUESIZE(256);
+	INIT_HLIST_NODE(&flow->node);
+	if (dgid) {
+		memcpy(flow->dgid, dgid, sizeof(flow->dgid));
+		flow->shared = true;
+	}
+	flow->users = 1;
+	/* Never 0, which "rdma res" shows for a QP without a flow. */
+	do {
+		flow->id = atomic_inc_return(&table->next_id);
+	} while (!flow->id);
+	return flow;
+}
+
+/* Packets still in the stack keep the socket (not the flow) alive. */
+static void sroce_txflow_free(struct sroce_txflow *flow)
+{
+	sock_release(flow->sock);
+	kfree(flow);
+}
+
+static struct hlist_head *sroce_txflow_bucket(struct sroce_txflow_table *table,
+					      const u8 *dgid)
+{
+	u32 h = jhash(dgid, 16, 0);
+
+	return &table->buckets[hash_32(h, ilog2(SROCE_TXFLOW_BUCKETS))];
+}
+
 /**
- * sroce_txflow_init - give @qp the socket its packets are charged to
+ * sroce_txflow_get - the flow to @dgid, with one more user
+ * @sdev: the device
+ * @dgid: the destination GID (16 bytes) of an RC or UC QP's path
+ *
+ * Context: process context.
+ * Return: the flow, or an ERR_PTR.
+ */
+struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *dgid)
+{
+	struct sroce_txflow_table *table = &sdev->txflows;
+	struct hlist_head *head = sroce_txflow_bucket(table, dgid);
+	struct sroce_txflow *flow;
+
+	mutex_lock(&table->lock);
+	hlist_for_each_entry(flow, head, node) {
+		if (!memcmp(flow->dgid, dgid, sizeof(flow->dgid))) {
+			flow->users++;
+			goto out;
+		}
+	}
+	flow = sroce_txflow_new(table, dgid);
+	if (!IS_ERR(flow))
+		hlist_add_head(&flow->node, head);
+out:
+	mutex_unlock(&table->lock);
+	return flow;
+}
+
+/**
+ * sroce_txflow_put - drop one user of @flow
+ * @sdev: the device
+ * @flow: a flow from sroce_txflow_get() or a QP's own, or NULL
+ *
+ * Context: process context.
+ */
+void sroce_txflow_put(struct sroce_dev *sdev, struct sroce_txflow *flow)
+{
+	struct sroce_txflow_table *table = &sdev->txflows;
+	bool last;
+
+	if (!flow)
+		return;
+	if (!flow->shared) {
+		sroce_txflow_free(flow);
+		return;
+	}
+	mutex_lock(&table->lock);
+	last = !--flow->users;
+	if (last)
+		hlist_del(&flow->node);
+	mutex_unlock(&table->lock);
+	if (last)
+		sroce_txflow_free(flow);
+}
+
+/* Do @qp's packets go to one destination, so that it shares a flow? */
+bool sroce_txflow_per_dest(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/**
+ * sroce_txflow_bind - make @flow @qp's if it has none yet
+ * @qp: an RC or UC QP given a path
+ * @flow: the flow to the path's destination
+ *
+ * Context: qp->lock held.
+ * Return: true if @qp took @flow (and its reference); false if it kept
+ * the one it has, and the caller puts @flow.
+ */
+bool sroce_txflow_bind(struct sroce_qp *qp, struct sroce_txflow *flow)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->txflow)
+		return false;
+	/* The engine reads it locklessly; the flow is complete by now. */
+	WRITE_ONCE(qp->txflow, flow);
+	WRITE_ONCE(qp->txflow_id, flow->id);
+	return true;
+}
+
+/**
+ * sroce_txflow_unbind - let go of @qp's flow
+ * @qp: a QP neither side of whose engine is running (destroy, RESET)
+ *
+ * Context: process context.
+ */
+void sroce_txflow_unbind(struct sroce_qp *qp)
+{
+	struct sroce_txflow *flow = qp->txflow;
+
+	if (!flow)
+		return;
+	/* After this no wake-up can reach the QP. */
+	sroce_txflow_unqueue(qp, flow->sock);
+	WRITE_ONCE(qp->txflow, NULL);
+	WRITE_ONCE(qp->txflow_id, 0);
+	WRITE_ONCE(qp->tx_throttled, false);
+	sroce_txflow_put(to_sdev(qp->ibqp.device), flow);
+}
+
+/**
+ * sroce_txflow_qp_init - set up @qp's flow control
  * @qp: a QP being created
+ *
+ * A UD QP gets a flow of its own now; an RC or UC QP joins its
+ * destination's when it is given a path.
  *
  * Context: process context.
  * Return: 0 or a negative errno.
  */
-int sroce_txflow_init(struct sroce_qp *qp)
+int sroce_txflow_qp_init(struct sroce_qp *qp)
 {
-	int err;
+	struct sroce_txflow *flow;
 
-	err = sroce_fault() ? -ENOMEM :
-	      sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
-			       &qp->tx_sock);
-	if (err)
-		return err;
-	/* Raised to the real packet size by the first packets charged. */
-	qp->tx_sock->sk->sk_sndbuf = SROCE_TXFLOW_PKTS * SKB_TRUESIZE(256);
 	init_waitqueue_func_entry(&qp->tx_wait, sroce_txflow_wake);
 	INIT_LIST_HEAD(&qp->tx_wait.entry);	/* "not queued" */
 	qp->tx_throttled = false;
+	qp->txflow = NULL;
+	qp->txflow_id = 0;
+	if (sroce_txflow_per_dest(qp))
+		return 0;
+	flow = sroce_txflow_new(&to_sdev(qp->ibqp.device)->txflows, NULL);
+	if (IS_ERR(flow))
+		return PTR_ERR(flow);
+	qp->txflow = flow;
+	qp->txflow_id = flow->id;
 	return 0;
 }
 
 /**
- * sroce_txflow_destroy - let go of @qp's socket
- * @qp: a QP whose engine no longer runs (or that never got a socket)
+ * sroce_txflow_qp_reset - an RC or UC QP in RESET leaves its destination's flow
+ * @qp: a QP just moved to RESET, both sides of its engine held
  *
- * Packets still in the stack keep the socket (not the QP) alive.
+ * Its next path may lead elsewhere. A UD QP keeps its own flow.
  *
  * Context: process context.
  */
-void sroce_txflow_destroy(struct sroce_qp *qp)
+void sroce_txflow_qp_reset(struct sroce_qp *qp)
 {
-	struct socket *sock = qp->tx_sock;
-
-	if (!sock)
-		return;
-	/* After this no wake-up can reach the QP. */
-	sroce_txflow_unqueue(qp, sock);
-	qp->tx_sock = NULL;
-	sock_release(sock);
+	if (sroce_txflow_per_dest(qp))
+		sroce_txflow_unbind(qp);
 }
 
 /**
- * sroce_txflow_track - charge @skb to @qp until the stack frees it
+ * sroce_txflow_track - charge @skb to @qp's flow until the stack frees it
  * @qp: the sending QP
  * @skb: a packet about to be sent (no owner yet)
  *
@@ -118,10 +305,18 @@ void sroce_txflow_destroy(struct sroce_qp *qp)
  */
 void sroce_txflow_track(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sock *sk = qp->tx_sock->sk;
+	struct sroce_txflow *flow = READ_ONCE(qp->txflow);
 	int want = SROCE_TXFLOW_PKTS * skb->truesize;
+	struct sock *sk;
 
-	/* The send buffer holds SROCE_TXFLOW_PKTS of the largest packets. */
+	if (!flow)		/* an RC/UC QP sends nothing before its path */
+		return;
+	sk = flow->sock->sk;
+	/*
+	 * The send buffer holds SROCE_TXFLOW_PKTS of the largest packets.
+	 * The flow's QPs race here only to raise it; one raising it less
+	 * than another just did is undone by its next large packet.
+	 */
 	if (want > READ_ONCE(sk->sk_sndbuf))
 		WRITE_ONCE(sk->sk_sndbuf, want);
 	skb_set_owner_w(skb, sk);
@@ -131,18 +326,23 @@ void sroce_txflow_track(struct sroce_qp *qp, struct sk_buff *skb)
  * sroce_txflow_full - must @qp wait before it sends another data packet?
  * @qp: the QP
  *
- * Return: true when the stack holds a full send buffer of its packets;
- * the QP's engine is scheduled once half of it has drained.
+ * Return: true when the stack holds a full send buffer of its flow's
+ * packets; the QP's engine is scheduled once half of it has drained.
  *
  * Context: either side of the QP's engine.
  */
 bool sroce_txflow_full(struct sroce_qp *qp)
 {
-	struct socket *sock = qp->tx_sock;
-	struct sock *sk = sock->sk;
+	struct sroce_txflow *flow = READ_ONCE(qp->txflow);
+	struct socket *sock;
 	unsigned long flags;
+	struct sock *sk;
 	bool was_queued;
 
+	if (!flow)
+		return false;
+	sock = flow->sock;
+	sk = sock->sk;
 	if (sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf))
 		return false;
 	WRITE_ONCE(qp->tx_throttled, true);

@@ -1,19 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Transmit flow control: how much of a QP's traffic the network stack
- * still holds (qdisc, driver ring). The requester and the READ responder
- * stop at a high mark and are woken when the stack has freed enough.
+ * Transmit flow control: how much of a destination's traffic the network
+ * stack still holds (qdisc, driver ring). The requester and the READ
+ * responder stop at a high mark and are woken when the stack has freed
+ * enough.
  */
 #ifndef SROCE_TXFLOW_H
 #define SROCE_TXFLOW_H
 
+#include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 
+struct sroce_dev;
 struct sroce_qp;
+struct sroce_txflow;
 struct sk_buff;
 
-int sroce_txflow_init(struct sroce_qp *qp);
-void sroce_txflow_destroy(struct sroce_qp *qp);
+#define SROCE_TXFLOW_BUCKETS	16
+
+/* A device's shared flows, one per destination GID its RC/UC QPs use. */
+struct sroce_txflow_table {
+	struct mutex lock;	/* the lists and every flow's @users */
+	struct hlist_head buckets[SROCE_TXFLOW_BUCKETS];
+	atomic_t next_id;	/* the last flow's id */
+};
+
+void sroce_txflow_table_init(struct sroce_txflow_table *table);
+
+int sroce_txflow_qp_init(struct sroce_qp *qp);
+void sroce_txflow_unbind(struct sroce_qp *qp);
+void sroce_txflow_qp_reset(struct sroce_qp *qp);
+
+struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *dgid);
+bool sroce_txflow_bind(struct sroce_qp *qp, struct sroce_txflow *flow);
+void sroce_txflow_put(struct sroce_dev *sdev, struct sroce_txflow *flow);
+bool sroce_txflow_per_dest(const struct sroce_qp *qp);
+
 void sroce_txflow_track(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_txflow_full(struct sroce_qp *qp);
 bool sroce_txflow_throttled(struct sroce_qp *qp);
