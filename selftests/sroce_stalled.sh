@@ -12,7 +12,7 @@
 #   - the parked packets are freed only afterwards, by deleting the qdisc,
 #     with sroce unloaded (the harness checks the kernel log);
 #   - sroce loads again and moves data.
-# Before transmit flow control charged packets to a per-QP socket, a QP
+# Before transmit flow control charged packets to a socket (txflow.c), a QP
 # waited for every packet the stack still held, for ever on a stalled NIC.
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
