@@ -129,6 +129,17 @@ static void close_dev(struct dev *d)
 	d->ctx = NULL;
 }
 
+/* Start @cmd to read its output, without fault injection in what it runs. */
+static FILE *popen_clean(const char *cmd)
+{
+	FILE *f;
+
+	faults_set(false);
+	f = popen(cmd, "r");
+	faults_set(true);
+	return f;
+}
+
 /* One fixture per object family, all with the same setup: a fresh context. */
 #define DEV_FIXTURE(name)						\
 	FIXTURE(name) { struct dev d; };				\
@@ -1449,9 +1460,7 @@ static long qp_txflow(const char *dev, uint32_t qpn)
 	/* Not "link DEV/1": a QP in RESET has no port ("link DEV/-"). */
 	snprintf(cmd, sizeof(cmd), "rdma -dd resource show qp lqpn %u 2>/dev/null", qpn);
 	snprintf(link, sizeof(link), "%s/", dev);
-	faults_set(false);	/* not in the programs it runs */
-	f = popen(cmd, "r");
-	faults_set(true);
+	f = popen_clean(cmd);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -1832,9 +1841,7 @@ static int res_count(const char *dev, int type, int pid)
 	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", res_name[type]);
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);
 	snprintf(link, sizeof(link), "%s/", dev);
-	faults_set(false);	/* not in the programs it runs */
-	f = popen(cmd, "r");
-	faults_set(true);
+	f = popen_clean(cmd);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -1860,9 +1867,7 @@ static int res_summary(const char *dev, int counts[RES_N])
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", dev);
-	faults_set(false);	/* not in the programs it runs */
-	f = popen(cmd, "r");
-	faults_set(true);
+	f = popen_clean(cmd);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
