@@ -26,7 +26,7 @@
 #   SROCE_BENCH_QUICK=1     smoke mode: one round, few iterations, BW at
 #                           64 KiB only, latency at 2 B only, 100
 #                           QPs/MRs: shows that every kind of row works
-#   SROCE_BENCH_ROUNDS      rounds (3; 1 when quick)
+#   SROCE_BENCH_ROUNDS      rounds (5; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1)
 #   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
 #                           variant "sroce:NAME=VALUE,..." sets sroce's
@@ -50,7 +50,7 @@ if [ "$QUICK" = 1 ]; then
 	ROUNDS=${SROCE_BENCH_ROUNDS:-1} SCALE=${SROCE_BENCH_SCALE:-0.05}
 	NQP=100 NMR=100 BW_SIZES=65536 LAT_SIZES=2
 else
-	ROUNDS=${SROCE_BENCH_ROUNDS:-3} SCALE=${SROCE_BENCH_SCALE:-1}
+	ROUNDS=${SROCE_BENCH_ROUNDS:-5} SCALE=${SROCE_BENCH_SCALE:-1}
 	NQP=1000 NMR=1000 BW_SIZES="64 4096 65536 1048576" LAT_SIZES="2 4096"
 fi
 DRIVERS=${SROCE_BENCH_DRIVERS:-rxe sroce}

@@ -33,7 +33,7 @@
 # Environment (passed through scripts/vm-pair.sh):
 #   SROCE_BENCH_QUICK=1     smoke mode: one round, few iterations, -q 1 BW
 #                           at 64 KiB and ib_write_lat at 2 B only
-#   SROCE_BENCH_ROUNDS      rounds (3; 1 when quick)
+#   SROCE_BENCH_ROUNDS      rounds (5; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1; 0.05 when
 #                           quick)
 #   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
@@ -57,7 +57,7 @@ if [ "$QUICK" = 1 ]; then
 	ROUNDS=${SROCE_BENCH_ROUNDS:-1} SCALE=${SROCE_BENCH_SCALE:-0.05}
 	BW_SIZES=65536 BW_QPS=1 LAT_TESTS=write LAT_SIZES=2
 else
-	ROUNDS=${SROCE_BENCH_ROUNDS:-3} SCALE=${SROCE_BENCH_SCALE:-1}
+	ROUNDS=${SROCE_BENCH_ROUNDS:-5} SCALE=${SROCE_BENCH_SCALE:-1}
 	BW_SIZES="65536 1048576" BW_QPS="1 4" LAT_TESTS="write send read"
 	LAT_SIZES="2 4096"
 fi
