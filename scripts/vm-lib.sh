@@ -164,9 +164,12 @@ vm_qemu_cmd() {
 	# translate the barriers, thread=multi keeps MTTCG, which that
 	# needs, whatever the default.
 	local maxcpus=$((smp < 2 ? 2 : smp))
-	# SROCE_GUEST_CPU: the CPU model (scripts/test-debug.sh changes it)
+	# SROCE_GUEST_CPU: the CPU model (scripts/test-debug.sh changes it).
+	# debug-threads: QEMU names its threads ("CPU 0/TCG" runs the guest),
+	# which vm-pair.sh --vcpu-nice needs and top(1) shows.
 	VM_QEMU=(qemu-system-x86_64
 		-nodefaults -no-user-config -display none -no-reboot
+		-name sroce,debug-threads=on
 		-machine q35 -accel tcg,thread=multi -cpu "${SROCE_GUEST_CPU:-max}"
 		-smp "$smp,maxcpus=$maxcpus" -m "$mem"
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
