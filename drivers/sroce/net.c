@@ -178,6 +178,42 @@ static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
 	return IS_ERR(rt) ? NULL : &rt->dst;
 }
 
+static bool route_cache = true;
+module_param(route_cache, bool, 0644);
+MODULE_PARM_DESC(route_cache,
+		 "Keep the IPv4 route of an RC/UC flow until the routing tables change (default: on)");
+
+/*
+ * An RC or UC QP sends every packet to one destination, from one source:
+ * its flow keeps the route in its socket's route cache (sk_dst_cache,
+ * RCU-managed and reference-counted by the socket layer), and each
+ * packet takes a reference instead of walking the FIB. The route is
+ * looked up again once it is no longer valid: any change to the routing
+ * tables or addresses makes every IPv4 route obsolete (rt_genid), and an
+ * unregistering netdev makes the routes through it so.
+ */
+static struct dst_entry *sroce_route4_cached(struct sroce_dev *sdev,
+					     const struct rxe_av *av,
+					     struct sock *route)
+{
+	struct dst_entry *dst;
+
+	if (!route || !READ_ONCE(route_cache)) {
+		sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
+		return sroce_route4(sdev, av);
+	}
+	dst = sk_dst_check(route, 0);
+	if (dst)
+		return dst;
+	sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
+	dst = sroce_route4(sdev, av);
+	if (dst) {
+		dst_hold(dst);		/* the cache's reference */
+		sk_dst_set(route, dst);
+	}
+	return dst;
+}
+
 static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
 				      const struct rxe_av *av)
 {
@@ -191,6 +227,12 @@ static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
 
 	if (!sroce_sock6)
 		return NULL;
+	/*
+	 * Not cached: an IPv6 route is valid only with the cookie of its
+	 * lookup, and the two would have to change together under
+	 * concurrent senders.
+	 */
+	sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
 	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk, &fl,
 					      NULL);
 	return IS_ERR(dst) ? NULL : dst;
@@ -333,13 +375,14 @@ static void sroce_net_count_sent(struct sroce_dev *sdev, unsigned int len)
  * @av: where it goes
  * @src_port: UDP source port (RoCEv2 flow entropy)
  * @skb: from sroce_net_alloc(), consumed in every case
+ * @route: where @av's IPv4 route is cached (the QP's flow), or NULL
  *
  * Context: any.
  * Return: 0 when the packet left (or was looped back), a negative errno
  * when it was dropped here.
  */
 int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
-		   u16 src_port, struct sk_buff *skb)
+		   u16 src_port, struct sk_buff *skb, struct sock *route)
 {
 	bool v4 = av->network_type == RXE_NETWORK_TYPE_IPV4;
 	struct dst_entry *dst;
@@ -352,7 +395,8 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 		sroce_loopback(sdev, skb, true);
 		return 0;
 	}
-	dst = v4 ? sroce_route4(sdev, av) : sroce_route6(sdev, av);
+	dst = v4 ? sroce_route4_cached(sdev, av, route) :
+		   sroce_route6(sdev, av);
 	if (!dst) {
 		sroce_counter_inc(sdev, SROCE_CNT_DROP_ROUTE);
 		kfree_skb(skb);

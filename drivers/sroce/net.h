@@ -9,6 +9,7 @@
 #define SROCE_NET_H
 
 struct sk_buff;
+struct sock;
 
 struct rxe_av;
 struct sroce_dev;
@@ -32,7 +33,12 @@ bool sroce_net_av_self(const struct rxe_av *av);
 /* Room the transport fills from skb->data: BTH, extended headers, payload, pad. */
 struct sk_buff *sroce_net_alloc(struct sroce_dev *sdev,
 				const struct rxe_av *av, unsigned int len);
+/*
+ * @route: a socket whose route cache (sk_dst_cache) holds the IPv4 route
+ * from @av's source to its destination, or NULL to look it up for this
+ * packet alone.
+ */
 int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
-		   u16 src_port, struct sk_buff *skb);
+		   u16 src_port, struct sk_buff *skb, struct sock *route);
 
 #endif /* SROCE_NET_H */

@@ -462,10 +462,14 @@ static bool sroce_qp_dev_gone(struct sroce_qp *qp, enum ib_qp_state cur,
 static struct sroce_txflow *sroce_qp_get_flow(struct sroce_qp *qp, int mask,
 					      const struct rxe_av *av)
 {
+	u8 sgid[16];
+
 	if (!(mask & IB_QP_AV) || !sroce_txflow_per_dest(qp) ||
 	    READ_ONCE(qp->txflow))
 		return NULL;
-	return sroce_txflow_get(to_sdev(qp->ibqp.device), av->grh.dgid.raw);
+	sroce_txflow_av_sgid(av, sgid);
+	return sroce_txflow_get(to_sdev(qp->ibqp.device), sgid,
+				av->grh.dgid.raw);
 }
 
 static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -522,6 +526,8 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (flow && sroce_txflow_bind(qp, flow))
 		flow = NULL;
 	sroce_qp_apply(qp, attr, mask, &av);
+	if ((mask & IB_QP_AV) && sroce_txflow_per_dest(qp))
+		sroce_txflow_path_set(qp);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	/* Entering RTS may start posted work; entering ERR flushes it. */
 	if ((mask & IB_QP_STATE) && !to_reset)

@@ -25,6 +25,7 @@ struct sroce_mr;
 struct sroce_srq;
 struct sroce_swqe;
 struct sroce_txflow;
+struct sock;
 
 #define SROCE_GSI_QPN		1
 #define SROCE_MIN_QPN		16
@@ -98,6 +99,8 @@ struct sroce_qp {
 	/* transmit flow control (txflow.c): what its packets are charged to */
 	struct sroce_txflow *txflow;
 	u32 txflow_id;			/* its id, for "rdma res"; 0: none */
+	/* the flow's socket when it caches the route of @av, else NULL */
+	struct sock *tx_route;
 	struct wait_queue_entry tx_wait;	/* on its wait queue while throttled */
 	bool tx_throttled;
 

@@ -400,7 +400,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	memset(skb->data + info->hdr_len + paylen, 0, pad);
 	sroce_txflow_track(qp, skb);
-	sroce_net_xmit(sdev, av, qp->src_port, skb);
+	sroce_net_xmit(sdev, av, qp->src_port, skb, sroce_txflow_route(qp));
 	return 0;
 }
 

@@ -79,7 +79,8 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 opcode, u32 psn,
 
 static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	sroce_net_xmit(qp_sdev(qp), &qp->av, qp->src_port, skb);
+	sroce_net_xmit(qp_sdev(qp), &qp->av, qp->src_port, skb,
+		       sroce_txflow_route(qp));
 }
 
 static void sroce_send_ack(struct sroce_qp *qp, u8 syn, u32 psn)

@@ -11,10 +11,11 @@
  * half drained.
  *
  * A flow is what shares one such budget: all RC and UC QPs of a device
- * that send to the same destination GID (they take the same route, the
- * same neighbour entry and the same queues, and a destination that
- * stops taking packets stalls all of them anyway), or a single UD QP,
- * whose destinations change with every work request. Sharing also keeps
+ * that send from the same source GID to the same destination GID (they
+ * take the same route, the same neighbour entry and the same queues, and
+ * a destination that stops taking packets stalls all of them anyway), or
+ * a single UD QP, whose destinations change with every work request. A
+ * shared flow's socket also caches that route (net.c). Sharing also keeps
  * a QP small: the flow's socket (below) costs about 2 KB of slab, more
  * than a third of what an RC QP costs otherwise, and the thousands of
  * QPs of a storage or MPI job mostly go to a few peers.
@@ -47,8 +48,10 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <uapi/rdma/rdma_user_rxe.h>
 
 #include "fault.h"
 #include "qp.h"
@@ -61,6 +64,7 @@
 
 struct sroce_txflow {
 	struct hlist_node node;	/* in the device's table, if @shared */
+	u8 sgid[16];		/* the source GID, if @shared */
 	u8 dgid[16];		/* the destination GID, if @shared */
 	bool shared;
 	unsigned int users;	/* QPs bound; under the table's lock */
@@ -106,7 +110,7 @@ static void sroce_txflow_unqueue(struct sroce_qp *qp, struct socket *sock)
 
 /* A new flow with its socket, one user; process context. */
 static struct sroce_txflow *sroce_txflow_new(struct sroce_txflow_table *table,
-					     const u8 *dgid)
+					     const u8 *sgid, const u8 *dgid)
 {
 	struct sroce_txflow *flow;
 	int err;
@@ -125,6 +129,7 @@ static struct sroce_txflow *sroce_txflow_new(struct sroce_txflow_table *table,
 	flow->sock->sk->sk_sndbuf = SROCE_TXFLOW_PKTS * SKB_TRUESIZE(256);
 	INIT_HLIST_NODE(&flow->node);
 	if (dgid) {
+		memcpy(flow->sgid, sgid, sizeof(flow->sgid));
 		memcpy(flow->dgid, dgid, sizeof(flow->dgid));
 		flow->shared = true;
 	}
@@ -144,35 +149,55 @@ static void sroce_txflow_free(struct sroce_txflow *flow)
 }
 
 static struct hlist_head *sroce_txflow_bucket(struct sroce_txflow_table *table,
-					      const u8 *dgid)
+					      const u8 *sgid, const u8 *dgid)
 {
-	u32 h = jhash(dgid, 16, 0);
+	u32 h = jhash(dgid, 16, jhash(sgid, 16, 0));
 
 	return &table->buckets[hash_32(h, ilog2(SROCE_TXFLOW_BUCKETS))];
 }
 
 /**
- * sroce_txflow_get - the flow to @dgid, with one more user
+ * sroce_txflow_av_sgid - the source GID of @av, as 16 bytes
+ * @av: a validated address vector
+ * @sgid: where to put it (an IPv4 address becomes its mapped GID)
+ */
+void sroce_txflow_av_sgid(const struct rxe_av *av, u8 *sgid)
+{
+	struct in6_addr a;
+
+	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
+		ipv6_addr_set_v4mapped(av->sgid_addr._sockaddr_in.sin_addr.s_addr,
+				       &a);
+	else
+		a = av->sgid_addr._sockaddr_in6.sin6_addr;
+	memcpy(sgid, &a, sizeof(a));
+}
+
+/**
+ * sroce_txflow_get - the flow from @sgid to @dgid, with one more user
  * @sdev: the device
- * @dgid: the destination GID (16 bytes) of an RC or UC QP's path
+ * @sgid: the source GID (16 bytes) of an RC or UC QP's path
+ * @dgid: its destination GID
  *
  * Context: process context.
  * Return: the flow, or an ERR_PTR.
  */
-struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *dgid)
+struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *sgid,
+				      const u8 *dgid)
 {
 	struct sroce_txflow_table *table = &sdev->txflows;
-	struct hlist_head *head = sroce_txflow_bucket(table, dgid);
+	struct hlist_head *head = sroce_txflow_bucket(table, sgid, dgid);
 	struct sroce_txflow *flow;
 
 	mutex_lock(&table->lock);
 	hlist_for_each_entry(flow, head, node) {
-		if (!memcmp(flow->dgid, dgid, sizeof(flow->dgid))) {
+		if (!memcmp(flow->dgid, dgid, sizeof(flow->dgid)) &&
+		    !memcmp(flow->sgid, sgid, sizeof(flow->sgid))) {
 			flow->users++;
 			goto out;
 		}
 	}
-	flow = sroce_txflow_new(table, dgid);
+	flow = sroce_txflow_new(table, sgid, dgid);
 	if (!IS_ERR(flow))
 		hlist_add_head(&flow->node, head);
 out:
@@ -247,6 +272,7 @@ void sroce_txflow_unbind(struct sroce_qp *qp)
 		return;
 	/* After this no wake-up can reach the QP. */
 	sroce_txflow_unqueue(qp, flow->sock);
+	WRITE_ONCE(qp->tx_route, NULL);
 	WRITE_ONCE(qp->txflow, NULL);
 	WRITE_ONCE(qp->txflow_id, 0);
 	WRITE_ONCE(qp->tx_throttled, false);
@@ -272,9 +298,10 @@ int sroce_txflow_qp_init(struct sroce_qp *qp)
 	qp->tx_throttled = false;
 	qp->txflow = NULL;
 	qp->txflow_id = 0;
+	qp->tx_route = NULL;
 	if (sroce_txflow_per_dest(qp))
 		return 0;
-	flow = sroce_txflow_new(&to_sdev(qp->ibqp.device)->txflows, NULL);
+	flow = sroce_txflow_new(&to_sdev(qp->ibqp.device)->txflows, NULL, NULL);
 	if (IS_ERR(flow))
 		return PTR_ERR(flow);
 	qp->txflow = flow;
@@ -377,4 +404,41 @@ bool sroce_txflow_full(struct sroce_qp *qp)
 bool sroce_txflow_throttled(struct sroce_qp *qp)
 {
 	return READ_ONCE(qp->tx_throttled);
+}
+
+/**
+ * sroce_txflow_route - where @qp's route is cached
+ * @qp: the sending QP
+ *
+ * Context: the QP's engine.
+ * Return: the socket of its shared flow (one source, one destination),
+ * or NULL for a QP whose packets go to different destinations (UD) or
+ * that has no flow.
+ */
+struct sock *sroce_txflow_route(struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->tx_route);
+}
+
+/**
+ * sroce_txflow_path_set - @qp's path (qp->av) was given or changed
+ * @qp: an RC or UC QP
+ *
+ * Its packets use the route its flow caches only while the flow's GIDs
+ * are the path's: a QP given another path without going through RESET
+ * keeps its flow (for the accounting) but looks its route up per packet.
+ *
+ * Context: qp->lock held.
+ */
+void sroce_txflow_path_set(struct sroce_qp *qp)
+{
+	struct sroce_txflow *flow = qp->txflow;
+	u8 sgid[16];
+
+	lockdep_assert_held(&qp->lock);
+	sroce_txflow_av_sgid(&qp->av, sgid);
+	WRITE_ONCE(qp->tx_route, flow && flow->shared &&
+		   !memcmp(flow->sgid, sgid, sizeof(sgid)) &&
+		   !memcmp(flow->dgid, qp->av.grh.dgid.raw, sizeof(flow->dgid)) ?
+		   flow->sock->sk : NULL);
 }

@@ -12,14 +12,19 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
+struct rxe_av;
 struct sroce_dev;
 struct sroce_qp;
 struct sroce_txflow;
 struct sk_buff;
+struct sock;
 
 #define SROCE_TXFLOW_BUCKETS	16
 
-/* A device's shared flows, one per destination GID its RC/UC QPs use. */
+/*
+ * A device's shared flows, one per source and destination GID pair its
+ * RC/UC QPs use.
+ */
 struct sroce_txflow_table {
 	struct mutex lock;	/* the lists and every flow's @users */
 	struct hlist_head buckets[SROCE_TXFLOW_BUCKETS];
@@ -32,7 +37,8 @@ int sroce_txflow_qp_init(struct sroce_qp *qp);
 void sroce_txflow_unbind(struct sroce_qp *qp);
 void sroce_txflow_qp_reset(struct sroce_qp *qp);
 
-struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *dgid);
+struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *sgid,
+				      const u8 *dgid);
 bool sroce_txflow_bind(struct sroce_qp *qp, struct sroce_txflow *flow);
 void sroce_txflow_put(struct sroce_dev *sdev, struct sroce_txflow *flow);
 bool sroce_txflow_per_dest(const struct sroce_qp *qp);
@@ -40,5 +46,8 @@ bool sroce_txflow_per_dest(const struct sroce_qp *qp);
 void sroce_txflow_track(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_txflow_full(struct sroce_qp *qp);
 bool sroce_txflow_throttled(struct sroce_qp *qp);
+struct sock *sroce_txflow_route(struct sroce_qp *qp);
+void sroce_txflow_av_sgid(const struct rxe_av *av, u8 *sgid);
+void sroce_txflow_path_set(struct sroce_qp *qp);
 
 #endif /* SROCE_TXFLOW_H */
