@@ -174,6 +174,7 @@ static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
 	};
 	struct rtable *rt;
 
+	sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
 	rt = ip_route_output_key(&init_net, &fl);
 	return IS_ERR(rt) ? NULL : &rt->dst;
 }
@@ -198,14 +199,11 @@ static struct dst_entry *sroce_route4_cached(struct sroce_dev *sdev,
 {
 	struct dst_entry *dst;
 
-	if (!route || !READ_ONCE(route_cache)) {
-		sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
+	if (!route || !READ_ONCE(route_cache))
 		return sroce_route4(sdev, av);
-	}
 	dst = sk_dst_check(route, 0);
 	if (dst)
 		return dst;
-	sroce_counter_inc(sdev, SROCE_CNT_ROUTE_LOOKUPS);
 	dst = sroce_route4(sdev, av);
 	if (dst) {
 		dst_hold(dst);		/* the cache's reference */

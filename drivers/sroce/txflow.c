@@ -148,6 +148,14 @@ static void sroce_txflow_free(struct sroce_txflow *flow)
 	kfree(flow);
 }
 
+/* Is @flow the shared flow from @sgid to @dgid? */
+static bool sroce_txflow_is(const struct sroce_txflow *flow, const u8 *sgid,
+			    const u8 *dgid)
+{
+	return flow->shared && !memcmp(flow->sgid, sgid, sizeof(flow->sgid)) &&
+	       !memcmp(flow->dgid, dgid, sizeof(flow->dgid));
+}
+
 static struct hlist_head *sroce_txflow_bucket(struct sroce_txflow_table *table,
 					      const u8 *sgid, const u8 *dgid)
 {
@@ -191,8 +199,7 @@ struct sroce_txflow *sroce_txflow_get(struct sroce_dev *sdev, const u8 *sgid,
 
 	mutex_lock(&table->lock);
 	hlist_for_each_entry(flow, head, node) {
-		if (!memcmp(flow->dgid, dgid, sizeof(flow->dgid)) &&
-		    !memcmp(flow->sgid, sgid, sizeof(flow->sgid))) {
+		if (sroce_txflow_is(flow, sgid, dgid)) {
 			flow->users++;
 			goto out;
 		}
@@ -437,8 +444,7 @@ void sroce_txflow_path_set(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 	sroce_txflow_av_sgid(&qp->av, sgid);
-	WRITE_ONCE(qp->tx_route, flow && flow->shared &&
-		   !memcmp(flow->sgid, sgid, sizeof(sgid)) &&
-		   !memcmp(flow->dgid, qp->av.grh.dgid.raw, sizeof(flow->dgid)) ?
+	WRITE_ONCE(qp->tx_route,
+		   flow && sroce_txflow_is(flow, sgid, qp->av.grh.dgid.raw) ?
 		   flow->sock->sk : NULL);
 }
