@@ -167,6 +167,12 @@ counters_delta() {
 		}'
 }
 
+# counter_delta NAME: how much counter NAME of sroce0/1 grew since
+# counters_mark (0 when it did not).
+counter_delta() {
+	counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p" | grep . || echo 0
+}
+
 # ibv_rc_pingpong -c between two QPs of device $1 over GID index $2, $3
 # messages: the device still moves data (and checks it).
 sroce_pingpong_ok() {

@@ -27,13 +27,6 @@ ktap_check "GIDs of both addresses" wait_for "GIDs" 10 \
 idx1=$(sroce_gid_index sroce0 $gid1)
 idx2=$(sroce_gid_index sroce0 $gid2)
 
-# delta NAME: how much counter NAME moved since counters_mark (0 if not).
-delta() {
-	local d
-	d=$(counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p")
-	echo "${d:-0}"
-}
-
 # pingpong ITERS [PORT]: an ibv_rc_pingpong -c exchange, server on the
 # first address, client on the second; the client's pid in CPID while it
 # runs (PINGPONG_BG=1 leaves it running, pingpong_wait reaps both).
@@ -63,7 +56,7 @@ pingpong_wait() {
 # 1. Cached: one lookup per flow (server to client, client to server).
 counters_mark
 ktap_check "RC pingpong between the two addresses" pingpong $ITERS 18516
-sent=$(delta sent_pkts) lookups=$(delta route_lookups)
+sent=$(counter_delta sent_pkts) lookups=$(counter_delta route_lookups)
 ktap_diag "sent_pkts +$sent, route_lookups +$lookups"
 ktap_check "packets sent: at least one per message ($sent >= $((2 * ITERS)))" \
 	test "$sent" -ge $((2 * ITERS))
@@ -82,7 +75,7 @@ while kill -0 "$CPID" 2>/dev/null && ((changes < 10)); do
 		changes=$((changes + 1))
 done
 ktap_check "pingpong across $changes route changes" pingpong_wait
-sent=$(delta sent_pkts) lookups=$(delta route_lookups)
+sent=$(counter_delta sent_pkts) lookups=$(counter_delta route_lookups)
 ktap_diag "route changes: $changes, sent_pkts +$sent, route_lookups +$lookups"
 ktap_check "the exchange outlasted the changes (10 made: $changes)" test "$changes" = 10
 ktap_check "looked up again after changes ($lookups > 2) but not per packet ($lookups <= $((2 + 4 * changes)))" \
@@ -92,7 +85,7 @@ ktap_check "looked up again after changes ($lookups > 2) but not per packet ($lo
 echo 0 >/sys/module/sroce/parameters/route_cache
 counters_mark
 ktap_check "RC pingpong with route_cache=0" pingpong $ITERS 18518
-sent=$(delta sent_pkts) lookups=$(delta route_lookups)
+sent=$(counter_delta sent_pkts) lookups=$(counter_delta route_lookups)
 ktap_diag "route_cache=0: sent_pkts +$sent, route_lookups +$lookups"
 ktap_check "route_cache=0: one lookup per packet ($lookups = $sent)" \
 	bash -c "[ $sent -ge $((2 * ITERS)) ] && [ $lookups = $sent ]"
