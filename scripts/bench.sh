@@ -71,15 +71,15 @@ if [[ $PAIR != 0 ]]; then
 	pout=$OUT/two-guests
 	# Hang guards only, as above; two guests share the 2 cores.
 	if ((QUICK)); then plimit=1200; else plimit=5400; fi
-	prc=0
+	prc=0 vcpu_nice=${SROCE_BENCH_VCPU_NICE:-10}
 	rm -f "$pout"/{a,b}/bench_pair.raw	# an earlier run's, with --out
 	SROCE_TEST_TIMEOUT=$((plimit - 120)) scripts/vm-pair.sh --quiet \
 		--timeout "$plimit" --out "$pout" --link "${SROCE_BENCH_LINK:-udp}" \
-		--vcpu-nice "${SROCE_BENCH_VCPU_NICE:-10}" \
+		--vcpu-nice "$vcpu_nice" \
 		--a selftests/bench/bench_pair.sh --b selftests/bench/bench_pair.sh || prc=$?
 	praw=$pout/b/bench_pair.raw
 	if [[ -s $praw ]]; then
-		echo "# bench: pair: host: vCPU threads at nice ${SROCE_BENCH_VCPU_NICE:-10}" >>"$raw"
+		echo "# bench: pair: host: vCPU threads at nice $vcpu_nice" >>"$raw"
 		cat "$praw" >>"$raw"
 	else
 		# The report then lists the "2 guests" rows as missing.
