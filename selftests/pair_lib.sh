@@ -24,6 +24,9 @@
 #	pair_phase "DA DB" LABEL  this guest's driver of a phase that runs DA
 #	                        on A and DB on B, as a TAP result
 #	pair_bth_filter ...     a tc filter on eth0 for one BTH opcode
+#	pair_neigh_pin          our ARP entry for the peer made permanent
+#	                        (its MAC from the peer); pair_neigh_unpin
+#	                        removes it
 #	pair_pingpong_cmd ...   CMD for one side of ibv_rc_pingpong -c, and
 #	pair_pingpong_check     its output's check (for tool_cmd and
 #	                        check_output)
@@ -110,6 +113,24 @@ pair_unload() {
 	if lsmod | grep -q '^sroce '; then rmmod sroce || return 1; fi
 	if lsmod | grep -q '^rdma_rxe '; then rmmod rdma_rxe || return 1; fi
 	return 0
+}
+
+# rdma_cm (this kernel's cma_netevent_callback) gives every connection to
+# an address RDMA_CM_EVENT_UNREACHABLE, status -ETIMEDOUT, as soon as the
+# kernel's neighbour entry for it changes to another MAC.  ARP carries no
+# checksum, so under netem corrupt one damaged ARP frame from the peer
+# can rewrite that MAC and fail a healthy connection, whatever the RDMA
+# driver.  A permanent entry ignores ARP; the peer's MAC comes from the
+# peer (both sides call this at the same step).
+pair_neigh_pin() {
+	local mac
+	pair_put neigh_mac "$(cat /sys/class/net/eth0/address)"
+	mac=$(pair_get neigh_mac) || return 1
+	ip neigh replace "$SROCE_PEER_IP" lladdr "$mac" dev eth0 nud permanent
+}
+
+pair_neigh_unpin() {
+	ip neigh del "$SROCE_PEER_IP" dev eth0
 }
 
 # Both GIDs of ours present (they appear asynchronously after link add).

@@ -18,7 +18,10 @@
 # that sroce dropped corrupted packets and counted them (drop_icrc, or
 # drop_header for a hit header) and A reports rdma_rxe's "bad ICRC" log
 # lines.  Every transfer completing with the right data is what shows that
-# no corrupted packet was placed.
+# no corrupted packet was placed.  Both sides pin their ARP entry for the
+# peer first (pair_neigh_pin): a corrupted ARP frame would otherwise make
+# rdma_cm drop rping's connection as unreachable, a failure of the test's
+# network, not of either driver.
 set -u
 cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
 
@@ -83,13 +86,14 @@ corrupt_drops() {
 
 if [ "$PAIR_ROLE" = a ]; then drv=rxe; else drv=sroce; fi
 ntools=$(wc -w <<<"$TOOLS")
-plan=$((1 + ${#CASES[@]}))	# driver up, netem per case
+plan=$((2 + ${#CASES[@]}))	# ARP pinned, driver up, netem per case
 [ "$PAIR_ROLE" = a ] && plan=$((plan + ${#CASES[@]} * ntools * 2))
 [ "$PAIR_ROLE" = b ] && plan=$((plan + 1))	# corrupted packets counted
 ktap_plan $plan
 run_start=$EPOCHREALTIME
 modprobe sch_netem
 pair_barrier start 300
+ktap_check "guest $PAIR_ROLE pins its ARP entry for $SROCE_PEER_IP" pair_neigh_pin
 ktap_check "guest $PAIR_ROLE runs $drv" pair_use "$drv"
 kmsg_mark
 for c in "${CASES[@]}"; do
@@ -127,4 +131,5 @@ for c in "${CASES[@]}"; do
 done
 pair_barrier finished 300
 pair_unload
+pair_neigh_unpin
 ktap_finish
