@@ -242,7 +242,7 @@ pair_run_side() {
 			echo "$PAIR_ROLE FAILED: $(printf '%s; ' "${why[@]}")"
 			cat "$log.cmd"
 			sed "s/^/$PAIR_ROLE $side: /" "$log" | cut -c1-200 | tail -n 40
-			echo "$PAIR_ROLE counters changed: $(pair_counters_delta)"
+			echo "$PAIR_ROLE counters changed: $(counters_delta)"
 			echo "$PAIR_ROLE eth0 frames meanwhile: $(pair_frames_delta)"
 		fi
 	} >"$(pair_file "$PAIR_ROLE" "$key.log")"
@@ -255,11 +255,12 @@ pair_server_ready() {
 	if [ "$3" = cm ]; then pair_cm_listening "$2"; else sroce_port_listening "$2"; fi
 }
 
-# counters_mark/counters_delta of sroce_lib.sh, for whichever device,
-# and the NIC's frame counts: a failed run whose frames left one guest
-# but never arrived at the other points at the link, not a driver.
+# counters_mark of sroce_lib.sh for our device (rxe0 or sroce0; its
+# counters_delta and counter_delta then report that device's growth), and
+# the NIC's frame counts: a failed run whose frames left one guest but
+# never arrived at the other points at the link, not a driver.
 pair_counters_mark() {
-	COUNTERS_BEFORE=$(rdma statistic show link "$PAIR_DEV/1" 2>/dev/null)
+	counters_mark "$PAIR_DEV"
 	FRAMES_BEFORE=$(pair_frames)
 }
 
@@ -276,32 +277,12 @@ pair_frames_delta() {
 		"tx_dropped +$((now[2] - b[2])) rx_dropped +$((now[3] - b[3]))"
 }
 
-pair_counters_delta() {
-	rdma statistic show link "$PAIR_DEV/1" 2>/dev/null |
-		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
-			n = split(before, b, " ")
-			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
-		}
-		{
-			for (i = 3; i < NF; i += 2)
-				if ($(i + 1) != old[$i])
-					out = out sprintf("%s=+%d ", $i, $(i + 1) - old[$i])
-			print out == "" ? "(no change)" : out
-		}'
-}
-
-# pair_counter_delta NAME: how much our device's counter NAME grew since
-# pair_counters_mark (0 when it did not).
-pair_counter_delta() {
-	pair_counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p" | grep . || echo 0
-}
-
 # pair_counter_check LABEL NAME MIN [MAX]: a TAP result LABEL, ok when
 # counter NAME grew by at least MIN (and at most MAX) since
 # pair_counters_mark.
 pair_counter_check() {
 	local n
-	n=$(pair_counter_delta "$2")
+	n=$(counter_delta "$2")
 	if ((n >= $3)) && { [ $# -lt 4 ] || ((n <= $4)); }; then
 		ktap_ok "$1 ($2 +$n)"
 	else

@@ -147,14 +147,16 @@ sroce_counter() {
 	rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
 }
 
-# Counter deltas: counters_mark saves "rdma statistic" of sroce0/1,
-# counters_delta prints the counters that changed since, as name=+N.
+# Counter deltas: counters_mark [DEV] saves "rdma statistic" of DEV/1
+# (default sroce0; the pair tests pass rxe0 or sroce0), counters_delta
+# prints the counters of that device that changed since, as name=+N.
 counters_mark() {
-	COUNTERS_BEFORE=$(rdma statistic show link sroce0/1 2>/dev/null)
+	COUNTERS_DEV=${1:-sroce0}
+	COUNTERS_BEFORE=$(rdma statistic show link "$COUNTERS_DEV/1" 2>/dev/null)
 }
 
 counters_delta() {
-	rdma statistic show link sroce0/1 2>/dev/null |
+	rdma statistic show link "${COUNTERS_DEV:-sroce0}/1" 2>/dev/null |
 		awk -v before="$COUNTERS_BEFORE" 'BEGIN {
 			n = split(before, b, " ")
 			for (i = 3; i < n; i += 2) old[b[i]] = b[i + 1]
@@ -167,7 +169,7 @@ counters_delta() {
 		}'
 }
 
-# counter_delta NAME: how much counter NAME of sroce0/1 grew since
+# counter_delta NAME: how much counter NAME of the device grew since
 # counters_mark (0 when it did not).
 counter_delta() {
 	counters_delta | tr ' ' '\n' | sed -n "s/^$1=+//p" | grep . || echo 0

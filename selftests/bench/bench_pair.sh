@@ -201,7 +201,7 @@ profile_stop() {
 # guest sent and the other never received, and as the receiver's
 # out_of_seq_request and nak_sent).
 run_counters() {
-	note "  $DRV run $SEQ on guest $PAIR_ROLE: eth0 $(pair_frames_delta); $(pair_counters_delta)"
+	note "  $DRV run $SEQ on guest $PAIR_ROLE: eth0 $(pair_frames_delta); $(counters_delta)"
 }
 
 

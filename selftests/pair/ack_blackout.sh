@@ -106,7 +106,7 @@ for p in "${PHASES[@]}"; do
 		fi
 	else
 		COUNTERS_BEFORE=$phase_before
-		echo "# blackout $phase: guest a $PAIR_DEV counters: $(pair_counters_delta)"
+		echo "# blackout $phase: guest a $PAIR_DEV counters: $(counters_delta)"
 		pair_counter_check "blackout $phase: A's transport timer fired" \
 			completer_retry_err 1
 		pair_counter_check "blackout $phase: no QP on A ran out of retries" \

@@ -107,7 +107,7 @@ for p in "${PHASES[@]}"; do
 		ktap_fail "lossy $phase: guest $PAIR_ROLE $PAIR_DEV error counters stay zero" "$bad"
 	fi
 	COUNTERS_BEFORE=$phase_before
-	echo "# lossy $phase: guest $PAIR_ROLE $PAIR_DEV counters: $(pair_counters_delta)"
+	echo "# lossy $phase: guest $PAIR_ROLE $PAIR_DEV counters: $(counters_delta)"
 done
 pair_barrier finished 300
 pair_unload

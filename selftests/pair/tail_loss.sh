@@ -77,7 +77,7 @@ for p in "${PHASES[@]}"; do
 	else
 		dropped=$(pair_get "$phase.dropped" 120) || dropped=0
 		COUNTERS_BEFORE=$phase_before
-		echo "# tail $phase: B dropped $dropped; A $PAIR_DEV counters: $(pair_counters_delta)"
+		echo "# tail $phase: B dropped $dropped; A $PAIR_DEV counters: $(counters_delta)"
 		if [ "${PHASE_A#*tail_probe=0}" = "$PHASE_A" ]; then
 			pair_counter_check "tail $phase: A probed each tail lost" \
 				tail_probe "$dropped"
