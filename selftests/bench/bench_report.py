@@ -8,8 +8,11 @@ into a table and JSON.
 Prints one row per figure: rdma_rxe and sroce medians (with the spread,
 (max - min) / median, over the rounds), the ratio sroce/rdma_rxe and
 whether sroce is at least as good (higher is better for bandwidth and
-message rate, lower for latency, CPU time and memory). Then the speed
-targets of issue #7, each met or not. The benchmark never fails on speed.
+message rate, lower for latency, CPU time and memory), and in how many
+rounds sroce was at least as good as rdma_rxe in the same round. A round
+measures both drivers within minutes of each other, so when a noisy row's
+medians disagree with its rounds the host's load moved between rounds.
+Then the speed targets of issue #7, each met or not. The benchmark never fails on speed.
 Rows named pair/ROW come from the two-guest run (bench_pair.sh: perftest
 server on one guest, client on the other, the same driver on both); they
 are shown as "2 guests: ..." with the unit of ROW.
@@ -173,8 +176,22 @@ def analyse(data, pair=False):
         else:
             r["ratio"] = None
             r["sroce_better_or_equal"] = None
+        r["rounds"], r["rounds_ahead"] = rounds_ahead(data.get(row, {}), r)
         out[row] = r
     return out
+
+
+def rounds_ahead(by_drv, r):
+    """(rounds both drivers measured, those in which sroce was at least as
+    good as rdma_rxe)."""
+    rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
+    both = [k for k in sorted(set(rxe) & set(sroce))
+            if not math.isnan(rxe[k]) and not math.isnan(sroce[k])]
+    if r["higher_is_better"]:
+        ahead = [k for k in both if sroce[k] >= rxe[k]]
+    else:
+        ahead = [k for k in both if sroce[k] <= rxe[k]]
+    return len(both), len(ahead)
 
 
 def fmt(s):
@@ -188,12 +205,13 @@ def fmt(s):
 def table(res):
     w = max([30] + [len(label(row)) for row in res])
     lines = [f"{'figure':<{w}} {'unit':<9} {'rdma_rxe':>10} {'sprd':>5} "
-             f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok"]
+             f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok  rounds"]
     for row, r in res.items():
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
         ok = {True: "yes", False: "NO", None: "?"}[r["sroce_better_or_equal"]]
+        rounds = f"{r['rounds_ahead']}/{r['rounds']}" if r["rounds"] else "-"
         lines.append(f"{label(row):<{w}} {r['unit']:<9} {fmt(r['rxe'])} "
-                     f"{fmt(r['sroce'])} {ratio:>9}  {ok}")
+                     f"{fmt(r['sroce'])} {ratio:>9}  {ok:<3} {rounds:>6}")
     return "\n".join(lines)
 
 
