@@ -12,7 +12,8 @@ message rate, lower for latency, CPU time and memory), and in how many
 rounds sroce was at least as good as rdma_rxe in the same round. A round
 measures both drivers within minutes of each other, so when a noisy row's
 medians disagree with its rounds the host's load moved between rounds.
-Then the speed targets of issue #7, each met or not. The benchmark never fails on speed.
+Then the speed targets of issue #7, each met or not. The benchmark never
+fails on speed.
 Rows named pair/ROW come from the two-guest run (bench_pair.sh: perftest
 server on one guest, client on the other, the same driver on both); they
 are shown as "2 guests: ..." with the unit of ROW.
@@ -171,26 +172,29 @@ def analyse(data, pair=False):
             r[d] = summary(vals) if vals else None
         if r["rxe"] and r["sroce"] and r["rxe"]["median"]:
             r["ratio"] = r["sroce"]["median"] / r["rxe"]["median"]
-            r["sroce_better_or_equal"] = (
-                r["ratio"] >= 1 if r["higher_is_better"] else r["ratio"] <= 1)
+            r["sroce_better_or_equal"] = as_good(r["ratio"], 1,
+                                                 r["higher_is_better"])
         else:
             r["ratio"] = None
             r["sroce_better_or_equal"] = None
-        r["rounds"], r["rounds_ahead"] = rounds_ahead(data.get(row, {}), r)
+        r["rounds"], r["rounds_ahead"] = rounds_ahead(data.get(row, {}),
+                                                      r["higher_is_better"])
         out[row] = r
     return out
 
 
-def rounds_ahead(by_drv, r):
+def as_good(a, b, higher_is_better):
+    """Is figure a at least as good as figure b?"""
+    return a >= b if higher_is_better else a <= b
+
+
+def rounds_ahead(by_drv, higher_is_better):
     """(rounds both drivers measured, those in which sroce was at least as
     good as rdma_rxe)."""
     rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
     both = [k for k in sorted(set(rxe) & set(sroce))
             if not math.isnan(rxe[k]) and not math.isnan(sroce[k])]
-    if r["higher_is_better"]:
-        ahead = [k for k in both if sroce[k] >= rxe[k]]
-    else:
-        ahead = [k for k in both if sroce[k] <= rxe[k]]
+    ahead = [k for k in both if as_good(sroce[k], rxe[k], higher_is_better)]
     return len(both), len(ahead)
 
 
