@@ -81,6 +81,8 @@ if [[ $PAIR != 0 ]]; then
 	if [[ -s $praw ]]; then
 		echo "# bench: pair: host: vCPU threads at nice $vcpu_nice" >>"$raw"
 		cat "$praw" >>"$raw"
+		# Guest A's notes of its runs: the report's frames on the link.
+		grep -h ' run [0-9]* on guest a: ' "$pout/a/bench_pair.raw" >>"$raw" || true
 	else
 		# The report then lists the "2 guests" rows as missing.
 		echo "# bench: pair: no results from the two guests (run in $pout: $(tr '\n' ' ' 2>/dev/null <"$pout/status"))" |

@@ -60,6 +60,9 @@ host_tap "unit: " selftests/unit/run.sh
 echo "# host: the kernel log verdict (scripts/check-kmsg.sh) on known logs"
 host_tap "" selftests/unit/check_kmsg_test.sh
 
+echo "# host: the benchmark's report (bench_report.py) on a made-up run"
+host_tap "" selftests/unit/bench_report_test.sh
+
 host_check "selftest programs build" make -s -C selftests all
 
 # make check rebuilt the module with W=1: rebuild it plainly for the guest.

@@ -29,9 +29,15 @@ gave nothing), so a single-guest run checks without them.
 A driver other than rxe and sroce in RAW is a variant of sroce
 (SROCE_BENCH_DRIVERS="rxe sroce sroce:adaptive_window=0"): its rows are
 shown in a table of their own, against plain sroce and rdma_rxe.
+
+When RAW has both guests' notes of the two-guest runs (scripts/bench.sh
+appends guest A's), a last table gives per row and driver the frames
+each guest sent per run and how many of them the other never received:
+what the link dropped, which perftest's figures do not show.
 """
 import json
 import math
+import re
 import statistics
 import sys
 
@@ -246,6 +252,72 @@ def variant_table(data):
     return "\n".join(lines)
 
 
+RUN_NOTE = re.compile(r"^#\s+(\S+) run (\d+) on guest ([ab]): "
+                      r"eth0 tx \+(\d+) rx \+(\d+)")
+
+
+def link_runs(path):
+    """The two guests' frame counts per run of the pair matrix, from the
+    notes bench_pair.sh writes after every run on each guest ("DRV run N
+    on guest X: eth0 tx +T rx +R ..."; guest A's are in RAW when
+    scripts/bench.sh appended them). Both guests number their runs alike;
+    guest B's note comes right before the run's R lines, which name the
+    row. Returns {(row, driver): [(b_tx, a_rx, a_tx, b_rx), ...]} for the
+    runs noted on both guests."""
+    frames = {}     # run -> guest -> (tx, rx)
+    rows = {}       # run -> (row, driver)
+    last = None
+    with open(path) as f:
+        for line in f:
+            m = RUN_NOTE.match(line)
+            if m:
+                drv, run, guest, tx, rx = m.groups()
+                frames.setdefault(int(run), {})[guest] = (int(tx), int(rx))
+                last = int(run) if guest == "b" else None
+                continue
+            w = line.split()
+            if last is not None and len(w) == 5 and w[0] == "R" \
+                    and w[3].startswith(PAIR):
+                rows.setdefault(last, (w[3], w[1]))
+    out = {}
+    for run, key in rows.items():
+        g = frames.get(run, {})
+        if "a" in g and "b" in g:
+            (a_tx, a_rx), (b_tx, b_rx) = g["a"], g["b"]
+            out.setdefault(key, []).append((b_tx, a_rx, a_tx, b_rx))
+    return out
+
+
+def link_table(runs):
+    """Per pair row and driver, the medians over the rounds of the frames
+    each guest sent and those the other never received (lost on the
+    link: the UDP link drops what the receiving QEMU does not read in
+    time). Empty without guest A's notes."""
+    if not runs:
+        return ""
+    order = {r: i for i, r in enumerate(PAIR + r for r in pair_rows())}
+    keys = sorted(runs, key=lambda k: (order.get(k[0], len(order)), k[0],
+                                       k[1] != "rxe", k[1] != "sroce", k[1]))
+
+    def name(row):      # a latency run gives two rows: name the test
+        return re.sub(r" typical$", "", label(row))
+    w = max([30] + [len(name(k[0])) for k in keys])
+    dw = max([8] + [len(k[1]) for k in keys])
+    lines = ["Frames per run across the link (medians; lost: sent by one "
+             "guest, never received by the other):",
+             f"{'figure':<{w}} {'driver':<{dw}} {'B->A sent':>9} {'lost':>6} "
+             f"{'A->B sent':>9} {'lost':>6} {'runs':>4}"]
+    for row, drv in keys:
+        v = runs[(row, drv)]
+
+        def m(f):
+            return f"{statistics.median(f(x) for x in v):.0f}"
+        lines.append(f"{name(row):<{w}} {drv:<{dw}} {m(lambda x: x[0]):>9} "
+                     f"{m(lambda x: x[0] - x[1]):>6} {m(lambda x: x[2]):>9} "
+                     f"{m(lambda x: x[2] - x[3]):>6} {len(v):>4}")
+    return "\n".join(lines)
+
+
 def med(res, row, drv):
     r = res.get(row, {}).get(drv)
     return r["median"] if r else None
@@ -330,6 +402,11 @@ def main(argv):
     if vt:
         print(vt)
         print()
+    links = link_runs(argv[1])
+    lt = link_table(links)
+    if lt:
+        print(lt)
+        print()
     print("Targets (never a pass/fail criterion of the benchmark):")
     tg = targets(res)
     for desc, met in tg:
@@ -341,7 +418,10 @@ def main(argv):
                              for k, v in dv.items()}
                          for d, dv in rv.items()}
                    for row, rv in data.items()}
-            json.dump({"notes": notes, "rows": res, "raw": raw,
+            link = {f"{row} {drv}": [dict(zip(("b_tx", "a_rx", "a_tx", "b_rx"), x))
+                                     for x in v]
+                    for (row, drv), v in links.items()}
+            json.dump({"notes": notes, "rows": res, "raw": raw, "link": link,
                        "targets": [{"target": d, "met": m} for d, m in tg]},
                       f, indent=1, allow_nan=False, default=str)
             f.write("\n")

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of selftests/bench/bench_report.py on a made-up raw file of a
+# two-guest run: the medians and ratio of a row, the rounds column, and
+# the link table, which joins guest B's notes and figures with guest A's
+# notes by run number (a run noted by one guest only, or without a
+# figure, is left out).  Prints TAP.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+report=$here/../bench/bench_report.py
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+
+ok() {
+	((++n))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - bench_report: $2"
+	else
+		echo "not ok $n - bench_report: $2"
+		((++failed))
+	fi
+}
+
+# Guest B's lines: a note per run, then its figures; guest A's notes are
+# appended after them, as scripts/bench.sh does. Run 5 failed (no
+# figure), run 6 has no note from guest A.
+cat >"$work/raw" <<'EOF'
+# bench: pair: guest b, 6.1.0-57-amd64, 1 CPUs, rounds 2, scale 1, quick 0
+#   rxe run 1 on guest b: eth0 tx +25000 rx +400 tx_dropped +0 rx_dropped +0; sent_pkts=+24990
+R rxe 1 pair/write_bw/65536/q4 10.0
+#   rxe run 2 on guest b: eth0 tx +6000 rx +6000 tx_dropped +0 rx_dropped +0;
+R rxe 1 pair/write_lat/2/typ 300
+R rxe 1 pair/write_lat/2/p99 3000
+#   sroce run 3 on guest b: eth0 tx +20000 rx +600 tx_dropped +0 rx_dropped +0;
+R sroce 1 pair/write_bw/65536/q4 12.0
+#   sroce run 4 on guest b: eth0 tx +6002 rx +6001 tx_dropped +0 rx_dropped +0;
+R sroce 1 pair/write_lat/2/typ 250
+R sroce 1 pair/write_lat/2/p99 2500
+#   rxe run 5 on guest b: eth0 tx +99 rx +99 tx_dropped +0 rx_dropped +0;
+#   rxe run 6 on guest b: eth0 tx +26000 rx +418 tx_dropped +0 rx_dropped +0;
+R rxe 2 pair/write_bw/65536/q4 9.0
+#   rxe run 7 on guest b: eth0 tx +26000 rx +418 tx_dropped +0 rx_dropped +0;
+R rxe 2 pair/write_bw/65536/q4 8.0
+#   sroce run 8 on guest b: eth0 tx +20100 rx +650 tx_dropped +0 rx_dropped +0;
+R sroce 2 pair/write_bw/65536/q4 7.5
+#   rxe run 1 on guest a: eth0 tx +400 rx +24000 tx_dropped +0 rx_dropped +0;
+#   rxe run 2 on guest a: eth0 tx +6000 rx +5999 tx_dropped +0 rx_dropped +0;
+#   sroce run 3 on guest a: eth0 tx +600 rx +19900 tx_dropped +0 rx_dropped +0;
+#   sroce run 4 on guest a: eth0 tx +6001 rx +6002 tx_dropped +0 rx_dropped +0;
+#   rxe run 5 on guest a: eth0 tx +99 rx +99 tx_dropped +0 rx_dropped +0;
+#   rxe run 7 on guest a: eth0 tx +420 rx +24500 tx_dropped +0 rx_dropped +0;
+#   sroce run 8 on guest a: eth0 tx +650 rx +19900 tx_dropped +0 rx_dropped +0;
+EOF
+
+if python3 "$report" "$work/raw" --json "$work/json" >"$work/out" 2>&1; then
+	ok 0 "report of a two-guest raw file"
+else
+	ok 1 "report of a two-guest raw file"
+	sed 's/^/# /' "$work/out"
+fi
+
+# check PYTHON_EXPR DESC: an assertion on the JSON (d) that must hold.
+check() {
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" \
+		"$work/json" 2>/dev/null
+	ok $? "$2"
+}
+
+# Round 2 of rxe has two figures for the row; the later one counts.
+check 'd["rows"]["pair/write_bw/65536/q4"]["rxe"]["median"] == 9.0' \
+	"rdma_rxe's median of the row over its rounds"
+check 'abs(d["rows"]["pair/write_bw/65536/q4"]["ratio"] - 9.75 / 9.0) < 1e-9' \
+	"ratio sroce/rdma_rxe of the medians"
+check 'd["rows"]["pair/write_bw/65536/q4"]["rounds_ahead"] == 1' \
+	"rounds in which sroce was ahead (1 of 2)"
+check 'd["rows"]["pair/write_lat/2/p99"]["sroce_better_or_equal"] is True' \
+	"lower latency counts as better"
+check '[(x["b_tx"], x["a_rx"]) for x in d["link"]["pair/write_bw/65536/q4 rxe"]] == [(25000, 24000), (26000, 24500)]' \
+	"link: rdma_rxe's runs joined by number, the failed and the one-sided run left out"
+check 'd["link"]["pair/write_bw/65536/q4 sroce"][1] == {"b_tx": 20100, "a_rx": 19900, "a_tx": 650, "b_rx": 650}' \
+	"link: both directions of a run"
+check 'sorted(d["link"]) == ["pair/write_bw/65536/q4 rxe", "pair/write_bw/65536/q4 sroce", "pair/write_lat/2/typ rxe", "pair/write_lat/2/typ sroce"]' \
+	"link: one entry per row and driver, a latency run once"
+
+# The table: medians of sent and lost (rdma_rxe lost 1000 and 1500).
+grep -qE '^2 guests: ib_write_bw 64KiB -q 4 +rxe +25500 +1250 +410 +1 +2$' "$work/out"
+ok $? "link table: rdma_rxe's medians of frames sent and lost"
+grep -qE '^2 guests: ib_write_lat 2B +sroce +6002 +0 +6001 +0 +1$' "$work/out"
+ok $? "link table: a latency row named by its test"
+
+# Without guest A's notes there is no link table.
+grep -v 'on guest a:' "$work/raw" >"$work/raw.b"
+python3 "$report" "$work/raw.b" >"$work/out.b" 2>&1 &&
+	! grep -q 'Frames per run' "$work/out.b"
+ok $? "no link table without guest A's notes"
+
+echo "# $((n - failed)) passed, $failed failed, 0 skipped"
+((failed == 0))
