@@ -377,6 +377,7 @@ pair_combination() {
 		PAIR_SEQ=$((PAIR_SEQ + 1)) PAIR_PORT=$((PAIR_PORT + 1))
 		key=c$PAIR_SEQ
 		if ! pair_barrier "$key.go" 300; then
+			# shellcheck disable=SC2034 # the tests that source this read it
 			STEP_LOST=1
 			[ "$PAIR_ROLE" = a ] && ktap_fail "$name" "peer did not reach it"
 			return
