@@ -140,9 +140,21 @@ def size(b):
     return f"{b}B"
 
 
+RUN_NOTE = re.compile(r"^#\s+\S+ run (\d+) on guest ([ab]): "
+                      r"eth0 tx \+(\d+) rx \+(\d+)")
+
+
 def parse(path):
+    """The figures, the notes, and the two guests' frames per two-guest
+    run (link_runs()). bench_pair.sh notes each run on each guest ("DRV
+    run N on guest X: eth0 tx +T rx +R ..."; guest A's are in RAW when
+    scripts/bench.sh appended them); guest B's note comes right before
+    the run's R lines, which name the row."""
     data = {}   # row -> driver -> round -> value
     notes = []
+    frames = {}     # run -> guest -> (tx, rx)
+    rows = {}       # run -> (row, driver)
+    last = None     # the run of guest B's last note
     with open(path) as f:
         for line in f:
             w = line.split()
@@ -153,9 +165,16 @@ def parse(path):
                 except ValueError:
                     v = math.nan
                 data.setdefault(row, {}).setdefault(drv, {})[int(rnd)] = v
+                if last is not None and row.startswith(PAIR):
+                    rows.setdefault(last, (row, drv))
             elif line.startswith("#"):
                 notes.append(line.rstrip("\n"))
-    return data, notes
+                m = RUN_NOTE.match(line)
+                if m:
+                    run, guest, tx, rx = m.groups()
+                    frames.setdefault(int(run), {})[guest] = (int(tx), int(rx))
+                    last = int(run) if guest == "b" else None
+    return data, notes, link_runs(frames, rows)
 
 
 def summary(vals):
@@ -252,33 +271,11 @@ def variant_table(data):
     return "\n".join(lines)
 
 
-RUN_NOTE = re.compile(r"^#\s+(\S+) run (\d+) on guest ([ab]): "
-                      r"eth0 tx \+(\d+) rx \+(\d+)")
-
-
-def link_runs(path):
-    """The two guests' frame counts per run of the pair matrix, from the
-    notes bench_pair.sh writes after every run on each guest ("DRV run N
-    on guest X: eth0 tx +T rx +R ..."; guest A's are in RAW when
-    scripts/bench.sh appended them). Both guests number their runs alike;
-    guest B's note comes right before the run's R lines, which name the
-    row. Returns {(row, driver): [(b_tx, a_rx, a_tx, b_rx), ...]} for the
-    runs noted on both guests."""
-    frames = {}     # run -> guest -> (tx, rx)
-    rows = {}       # run -> (row, driver)
-    last = None
-    with open(path) as f:
-        for line in f:
-            m = RUN_NOTE.match(line)
-            if m:
-                drv, run, guest, tx, rx = m.groups()
-                frames.setdefault(int(run), {})[guest] = (int(tx), int(rx))
-                last = int(run) if guest == "b" else None
-                continue
-            w = line.split()
-            if last is not None and len(w) == 5 and w[0] == "R" \
-                    and w[3].startswith(PAIR):
-                rows.setdefault(last, (w[3], w[1]))
+def link_runs(frames, rows):
+    """Join the two guests' frame counts (run -> guest -> (tx, rx)) with
+    the rows the runs measured (run -> (row, driver)). Both guests number
+    their runs alike. Returns {(row, driver): [(b_tx, a_rx, a_tx, b_rx),
+    ...]} for the runs noted on both guests."""
     out = {}
     for run, key in rows.items():
         g = frames.get(run, {})
@@ -388,7 +385,7 @@ def main(argv):
         return 2
     global QUICK
     QUICK = "--quick" in argv
-    data, notes = parse(argv[1])
+    data, notes, links = parse(argv[1])
     pair = has_pair(data, notes)
     if "--check" in argv:
         return check(data, pair)
@@ -402,7 +399,6 @@ def main(argv):
     if vt:
         print(vt)
         print()
-    links = link_runs(argv[1])
     lt = link_table(links)
     if lt:
         print(lt)
