@@ -360,7 +360,7 @@ pair_pingpong_check() {
 # Six runs at most: perftest's -R race (interop_matrix.sh) lost about one
 # run in six in CI, every driver pair alike, and one combination of CI
 # run 25 lost it three times running; six losses in a row are about one
-# in 40,000.  Only a failure that matches a retry reason runs again.
+# in 47,000.  Only a failure that matches a retry reason runs again.
 PAIR_ATTEMPTS=6
 
 # Why a failed run may go again: rping's own exit race (sroce_lib.sh),

@@ -42,14 +42,6 @@
 #define SROCE_WINDOW_MAX	128
 /* Smallest window: a few MTU-sized packets keep the link busy. */
 #define SROCE_WINDOW_MIN	8
-/*
- * Ask for an ACK at least this often within a long message: twice per
- * full window. Each ACK is a frame the receiver sends and the sender
- * handles; between two guests every 32 packets cost more in ACKs than
- * the finer steps of the window gained (benchmarks.rst, 6 Dec 2026).
- */
-#define SROCE_WINDOW_ACK_EVERY	64
-
 struct sroce_window {
 	u32 size;	/* PSNs that may be unacknowledged */
 	u32 acked;	/* PSNs acknowledged since size last grew */
@@ -79,11 +71,13 @@ static inline bool sroce_window_open(const struct sroce_window *w, u32 next,
  * window is no longer than the interval, it fills without one ACK on its
  * way and the QP waits for the transport timer, again after every resend
  * (a cut window of 16 or 32 ran ib_write_bw into retry exceeded).
+ * Asking more often buys nothing: each ACK is a frame the receiver sends
+ * and the sender handles, and between two guests asking every 32 packets
+ * at the full window cost more than it gained (benchmarks.rst, 6 Dec 2026).
  */
 static inline u32 sroce_window_ack_every(const struct sroce_window *w)
 {
-	return w->size / 2 < SROCE_WINDOW_ACK_EVERY ? w->size / 2 :
-						      SROCE_WINDOW_ACK_EVERY;
+	return w->size / 2;
 }
 
 /* @n more PSNs were acknowledged. */
