@@ -12,8 +12,13 @@ message rate, lower for latency, CPU time and memory), and in how many
 rounds sroce was at least as good as rdma_rxe in the same round. A round
 measures both drivers within minutes of each other, so when a noisy row's
 medians disagree with its rounds the host's load moved between rounds.
-Then the speed targets of issue #7, each met or not. The benchmark never
-fails on speed.
+The last column, p, is how likely rounds at least as bad for sroce would
+be if neither driver were faster: a one-sided exact Wilcoxon signed-rank
+test of the per-round ratios (signed_rank_p()). Small p means sroce is
+behind beyond the noise; with 5 rounds it can go below 0.05 only when
+sroce was behind in all five.
+Then the speed targets of issue #7, each met or not, and the rows behind
+beyond the noise (p < 0.05). The benchmark never fails on speed.
 Rows named pair/ROW come from the two-guest run (bench_pair.sh: perftest
 server on one guest, client on the other, the same driver on both); they
 are shown as "2 guests: ..." with the unit of ROW.
@@ -204,6 +209,8 @@ def analyse(data, pair=False):
             r["sroce_better_or_equal"] = None
         r["rounds"], r["rounds_ahead"] = rounds_ahead(data.get(row, {}),
                                                       r["higher_is_better"])
+        r["p_behind"] = signed_rank_p(data.get(row, {}),
+                                      r["higher_is_better"])
         out[row] = r
     return out
 
@@ -223,6 +230,62 @@ def rounds_ahead(by_drv, higher_is_better):
     return len(both), len(ahead)
 
 
+def round_ratios(by_drv, higher_is_better):
+    """log(sroce/rdma_rxe) of every round both drivers measured, positive
+    when sroce was better; 0 for equal figures. A round with a figure of 0
+    or below and unequal figures has no ratio and is left out."""
+    rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
+    out = []
+    for k in sorted(set(rxe) & set(sroce)):
+        a, b = sroce[k], rxe[k]
+        if math.isnan(a) or math.isnan(b):
+            continue
+        if a == b:
+            out.append(0.0)
+        elif a > 0 and b > 0:
+            d = math.log(a / b)
+            out.append(d if higher_is_better else -d)
+    return out
+
+
+def signed_rank_p(by_drv, higher_is_better):
+    """One-sided exact Wilcoxon signed-rank test that sroce is behind:
+    the chance, with every round's ratio as likely above 1 as below,
+    of a rank sum of sroce's better rounds no larger than the one
+    measured. Rounds with equal figures drop out (all equal: 1.0); tied
+    magnitudes share their mean rank. None without a round to compare."""
+    d = round_ratios(by_drv, higher_is_better)
+    if not d:
+        return None
+    d = [x for x in d if x != 0.0]
+    if not d:
+        return 1.0
+    order = sorted(range(len(d)), key=lambda i: abs(d[i]))
+    rank2 = [0] * len(d)     # twice the mid-rank: whole numbers
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and abs(d[order[j + 1]]) == abs(d[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            rank2[order[k]] = i + j + 2
+        i = j + 1
+    observed = sum(r for r, x in zip(rank2, d) if x > 0)
+    ways = {0: 1}           # rank sum -> sign patterns giving it
+    for r in rank2:
+        nxt = dict(ways)
+        for total, n in ways.items():
+            nxt[total + r] = nxt.get(total + r, 0) + n
+        ways = nxt
+    return sum(n for t, n in ways.items() if t <= observed) / 2 ** len(d)
+
+
+def behind(res, alpha=0.05):
+    """Rows where sroce is behind beyond the noise: [(row, p)]."""
+    return [(row, r["p_behind"]) for row, r in res.items()
+            if r["p_behind"] is not None and r["p_behind"] < alpha]
+
+
 def fmt(s):
     if not s:
         return f"{'-':>10} {'':>5}"
@@ -234,13 +297,14 @@ def fmt(s):
 def table(res):
     w = max([30] + [len(label(row)) for row in res])
     lines = [f"{'figure':<{w}} {'unit':<9} {'rdma_rxe':>10} {'sprd':>5} "
-             f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok  rounds"]
+             f"{'sroce':>10} {'sprd':>5} {'sroce/rxe':>9}  ok  rounds     p"]
     for row, r in res.items():
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
         ok = {True: "yes", False: "NO", None: "?"}[r["sroce_better_or_equal"]]
         rounds = f"{r['rounds_ahead']}/{r['rounds']}" if r["rounds"] else "-"
+        p = f"{r['p_behind']:.2f}" if r["p_behind"] is not None else "-"
         lines.append(f"{label(row):<{w}} {r['unit']:<9} {fmt(r['rxe'])} "
-                     f"{fmt(r['sroce'])} {ratio:>9}  {ok:<3} {rounds:>6}")
+                     f"{fmt(r['sroce'])} {ratio:>9}  {ok:<3} {rounds:>6} {p:>5}")
     return "\n".join(lines)
 
 
@@ -407,6 +471,10 @@ def main(argv):
     tg = targets(res)
     for desc, met in tg:
         print(f"  [{ {True: 'met', False: 'NOT met', None: 'n/a'}[met] :^7}] {desc}")
+    late = behind(res)
+    print("Rows where sroce is behind beyond the noise (p < 0.05): "
+          + (", ".join(f"{label(row)} (p {p:.3f})" for row, p in late)
+             if late else "none"))
     if "--json" in argv:
         out = argv[argv.index("--json") + 1]
         with open(out, "w") as f:
@@ -418,7 +486,8 @@ def main(argv):
                                      for x in v]
                     for (row, drv), v in links.items()}
             json.dump({"notes": notes, "rows": res, "raw": raw, "link": link,
-                       "targets": [{"target": d, "met": m} for d, m in tg]},
+                       "targets": [{"target": d, "met": m} for d, m in tg],
+                       "behind": [{"row": row, "p": p} for row, p in late]},
                       f, indent=1, allow_nan=False, default=str)
             f.write("\n")
     return 0

@@ -5,7 +5,8 @@
 # two-guest run: the medians and ratio of a row, the rounds column, and
 # the link table, which joins guest B's notes and figures with guest A's
 # notes by run number (a run noted by one guest only, or without a
-# figure, is left out).  Prints TAP.
+# figure, is left out); then the rank test of the rounds on made-up
+# rounds with known p-values.  Prints TAP.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -96,6 +97,53 @@ grep -v 'on guest a:' "$work/raw" >"$work/raw.b"
 python3 "$report" "$work/raw.b" >"$work/out.b" 2>&1 &&
 	! grep -q 'Frames per run' "$work/out.b"
 ok $? "no link table without guest A's notes"
+
+# The rank test of the rounds (the p column): made-up rounds of one
+# guest, rdma_rxe at 100 in each, sroce at the given ratios.
+{
+	r=0
+	for x in 0.9 0.8 0.7 0.6 0.5; do	# behind in all five
+		((++r))
+		echo "R rxe $r write_bw/64/q1 100"
+		echo "R sroce $r write_bw/64/q1 $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+		echo "R rxe $r write_lat/2/typ 100"		# lower is better
+		echo "R sroce $r write_lat/2/typ $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+		echo "R rxe $r mem/mr_vmalloc 0"
+		echo "R sroce $r mem/mr_vmalloc 0"
+	done
+	r=0
+	for x in 0.9 1.05 0.8 0.7 0.6; do	# ahead in one, the smallest
+		((++r))
+		echo "R rxe $r send_bw/64/q1 100"
+		echo "R sroce $r send_bw/64/q1 $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+	done
+	echo "R rxe 1 read_bw/64/q1 100"		# equal magnitudes
+	echo "R sroce 1 read_bw/64/q1 50"
+	echo "R rxe 2 read_bw/64/q1 100"
+	echo "R sroce 2 read_bw/64/q1 200"
+} >"$work/rank.raw"
+if python3 "$report" "$work/rank.raw" --json "$work/json" >"$work/out" 2>&1; then
+	ok 0 "report of made-up rounds for the rank test"
+else
+	ok 1 "report of made-up rounds for the rank test"
+	sed 's/^/# /' "$work/out"
+fi
+check 'd["rows"]["write_bw/64/q1"]["p_behind"] == 1 / 32' \
+	"rank test: behind in all of 5 rounds is p = 1/32"
+check 'd["rows"]["write_lat/2/typ"]["p_behind"] == 1.0' \
+	"rank test: lower latency in every round is not behind (p = 1)"
+check 'd["rows"]["send_bw/64/q1"]["p_behind"] == 2 / 32' \
+	"rank test: ahead in 1 of 5 rounds, by the least, is p = 2/32"
+check 'd["rows"]["read_bw/64/q1"]["p_behind"] == 0.75' \
+	"rank test: tied magnitudes share their rank (p = 3/4)"
+check 'd["rows"]["mem/mr_vmalloc"]["p_behind"] == 1.0' \
+	"rank test: equal figures in every round are not behind"
+check '[b["row"] for b in d["behind"]] == ["write_bw/64/q1"]' \
+	"rank test: only the row below 0.05 is listed as behind"
+grep -q '^Rows where sroce is behind beyond the noise (p < 0.05): ib_write_bw 64B -q 1 (p 0.031)$' "$work/out"
+ok $? "rank test: the report names the row behind"
+grep -q '^Rows where sroce is behind beyond the noise (p < 0.05): none$' "$work/out.b"
+ok $? "rank test: none behind in the two-guest file"
 
 echo "# $((n - failed)) passed, $failed failed, 0 skipped"
 ((failed == 0))
