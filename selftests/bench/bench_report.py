@@ -220,13 +220,18 @@ def as_good(a, b, higher_is_better):
     return a >= b if higher_is_better else a <= b
 
 
+def paired_rounds(by_drv):
+    """(sroce, rdma_rxe) figures of every round both drivers measured."""
+    rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
+    return [(sroce[k], rxe[k]) for k in sorted(set(rxe) & set(sroce))
+            if not math.isnan(rxe[k]) and not math.isnan(sroce[k])]
+
+
 def rounds_ahead(by_drv, higher_is_better):
     """(rounds both drivers measured, those in which sroce was at least as
     good as rdma_rxe)."""
-    rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
-    both = [k for k in sorted(set(rxe) & set(sroce))
-            if not math.isnan(rxe[k]) and not math.isnan(sroce[k])]
-    ahead = [k for k in both if as_good(sroce[k], rxe[k], higher_is_better)]
+    both = paired_rounds(by_drv)
+    ahead = [a for a, b in both if as_good(a, b, higher_is_better)]
     return len(both), len(ahead)
 
 
@@ -234,12 +239,8 @@ def round_ratios(by_drv, higher_is_better):
     """log(sroce/rdma_rxe) of every round both drivers measured, positive
     when sroce was better; 0 for equal figures. A round with a figure of 0
     or below and unequal figures has no ratio and is left out."""
-    rxe, sroce = by_drv.get("rxe", {}), by_drv.get("sroce", {})
     out = []
-    for k in sorted(set(rxe) & set(sroce)):
-        a, b = sroce[k], rxe[k]
-        if math.isnan(a) or math.isnan(b):
-            continue
+    for a, b in paired_rounds(by_drv):
         if a == b:
             out.append(0.0)
         elif a > 0 and b > 0:
@@ -260,16 +261,11 @@ def signed_rank_p(by_drv, higher_is_better):
     d = [x for x in d if x != 0.0]
     if not d:
         return 1.0
-    order = sorted(range(len(d)), key=lambda i: abs(d[i]))
-    rank2 = [0] * len(d)     # twice the mid-rank: whole numbers
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and abs(d[order[j + 1]]) == abs(d[order[i]]):
-            j += 1
-        for k in range(i, j + 1):
-            rank2[order[k]] = i + j + 2
-        i = j + 1
+    # Twice each magnitude's mid-rank, a whole number: magnitudes tied
+    # over 1-based ranks i..j all get i + j.
+    mags = [abs(x) for x in d]
+    rank2 = [2 * sum(y < m for y in mags) + sum(y == m for y in mags) + 1
+             for m in mags]
     observed = sum(r for r, x in zip(rank2, d) if x > 0)
     ways = {0: 1}           # rank sum -> sign patterns giving it
     for r in rank2:

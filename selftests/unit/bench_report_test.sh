@@ -100,14 +100,15 @@ ok $? "no link table without guest A's notes"
 
 # The rank test of the rounds (the p column): made-up rounds of one
 # guest, rdma_rxe at 100 in each, sroce at the given ratios.
+percent() { awk -v x="$1" 'BEGIN { print x * 100 }'; }
 {
 	r=0
 	for x in 0.9 0.8 0.7 0.6 0.5; do	# behind in all five
 		((++r))
 		echo "R rxe $r write_bw/64/q1 100"
-		echo "R sroce $r write_bw/64/q1 $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+		echo "R sroce $r write_bw/64/q1 $(percent "$x")"
 		echo "R rxe $r write_lat/2/typ 100"		# lower is better
-		echo "R sroce $r write_lat/2/typ $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+		echo "R sroce $r write_lat/2/typ $(percent "$x")"
 		echo "R rxe $r mem/mr_vmalloc 0"
 		echo "R sroce $r mem/mr_vmalloc 0"
 	done
@@ -115,7 +116,7 @@ ok $? "no link table without guest A's notes"
 	for x in 0.9 1.05 0.8 0.7 0.6; do	# ahead in one, the smallest
 		((++r))
 		echo "R rxe $r send_bw/64/q1 100"
-		echo "R sroce $r send_bw/64/q1 $(awk -v x="$x" 'BEGIN { print x * 100 }')"
+		echo "R sroce $r send_bw/64/q1 $(percent "$x")"
 	done
 	echo "R rxe 1 read_bw/64/q1 100"		# equal magnitudes
 	echo "R sroce 1 read_bw/64/q1 50"
