@@ -14,11 +14,14 @@
 # A figure that could not be measured is "nan" (the report marks it).
 # Comments start with "#".
 #
-# Each round measures the whole matrix on rdma_rxe, unloads it, loads
-# sroce and measures the same matrix again: alternating the drivers round
-# by round spreads the host's load (other guests) over both. perftest
-# server and client run here against the device's own RoCE v2 GID, so
-# sroce takes its loopback path and rdma_rxe loops through the IP stack.
+# Each round measures the matrix block by block (the BW rows of one
+# test, the latency rows, the atomic and memory rows): a block on
+# rdma_rxe, unload, load sroce, the same block again, then the next
+# block; the driver order flips every round. Alternating the drivers
+# this closely spreads the host's load (other guests, its slow phases)
+# over both. perftest server and client run here against the device's
+# own RoCE v2 GID, so sroce takes its loopback path and rdma_rxe loops
+# through the IP stack.
 # Busy polling (perftest's default) on both drivers: ib_write_* have no
 # event mode.
 #
@@ -28,9 +31,10 @@
 #                           QPs/MRs: shows that every kind of row works
 #   SROCE_BENCH_ROUNDS      rounds (5; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1)
-#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
-#                           variant "sroce:NAME=VALUE,..." sets sroce's
-#                           module parameters (bench_lib.sh)
+#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order in odd rounds,
+#                           reversed in even ones); a variant
+#                           "sroce:NAME=VALUE,..." sets sroce's module
+#                           parameters (bench_lib.sh)
 #   SROCE_BENCH_ONLY        a row regex: measure only the matching rows
 #                           (for A/B runs of one change; the report then
 #                           lacks the others)
@@ -196,22 +200,55 @@ mem() {
 	done
 }
 
-matrix() {
+# The matrix in blocks of rows (BLOCKS). Every block is measured on each
+# driver before the next block starts, so both drivers measure a row
+# within a minute or two of each other: the host runs in fast and slow
+# phases minutes long (docs/benchmarks.rst), and a whole round per driver
+# (~60 s) let one phase fall on one driver only.
+BLOCKS="write_bw send_bw read_bw lat atomic_mem"
+
+# block_rows BLOCK: the names of BLOCK's rows (for SROCE_BENCH_ONLY).
+block_rows() {
 	local t s q
-	for t in write send read; do
+	case $1 in
+	*_bw)
 		for s in $BW_SIZES; do
 			for q in 1 4; do
-				bw $t $s $q
+				echo "$1/$s/q$q"
 			done
-		done
-	done
-	for t in write send read; do
-		for s in $LAT_SIZES; do
-			lat $t $s
-		done
-	done
-	atomic
-	mem
+		done ;;
+	lat)
+		for t in write send read; do
+			for s in $LAT_SIZES; do
+				echo "${t}_lat/$s"
+			done
+		done ;;
+	atomic_mem)
+		echo atomic_bw/8/q1
+		echo mem/ ;;
+	esac
+}
+
+# run_block BLOCK: measure BLOCK's rows on the driver that is up.
+run_block() {
+	local t s q
+	case $1 in
+	*_bw)
+		for s in $BW_SIZES; do
+			for q in 1 4; do
+				bw "${1%_bw}" "$s" "$q"
+			done
+		done ;;
+	lat)
+		for t in write send read; do
+			for s in $LAT_SIZES; do
+				lat "$t" "$s"
+			done
+		done ;;
+	atomic_mem)
+		atomic
+		mem ;;
+	esac
 }
 
 driver_up() {
@@ -250,14 +287,18 @@ note "bench: sroce srcversion $(modinfo -F srcversion "$KO")"
 note "bench: eth0 mtu $(cat /sys/class/net/eth0/mtu), perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
 start=$SECONDS
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
-	for DRV in $DRIVERS; do
-		if ! driver_up "$DRV"; then
-			note "$DRV: cannot bring the device up"
-			exit 1
-		fi
-		note "round $ROUND: $DRV on $DEV, GID index $GIDX ($((SECONDS - start)) s)"
-		matrix
-		driver_down "$DRV" || { note "$DRV: cannot unload"; exit 1; }
+	for BLOCK in $BLOCKS; do
+		bench_block_wanted "$BLOCK" || continue
+		# shellcheck disable=SC2086 # DRIVERS is a list
+		for DRV in $(bench_round_order "$ROUND" $DRIVERS); do
+			if ! driver_up "$DRV"; then
+				note "$DRV: cannot bring the device up"
+				exit 1
+			fi
+			note "round $ROUND, $BLOCK: $DRV on $DEV, GID index $GIDX ($((SECONDS - start)) s)"
+			run_block "$BLOCK"
+			driver_down "$DRV" || { note "$DRV: cannot unload"; exit 1; }
+		done
 	done
 done
 note "bench: done in $((SECONDS - start)) s"

@@ -43,6 +43,34 @@ bench_set_params() {
 	module_set_params "$(bench_driver "$1")" "${1#*:}"
 }
 
+# bench_round_order ROUND DRIVER...: the drivers in the order round ROUND
+# measures them: as given in odd rounds, reversed in even ones, so that a
+# host that slows down or speeds up through a round does not always hit
+# the same driver.
+bench_round_order() {
+	local round=$1 d out=()
+	shift
+	if ((round % 2)); then
+		echo "$*"
+		return
+	fi
+	for d; do
+		out=("$d" "${out[@]}")
+	done
+	echo "${out[*]}"
+}
+
+# bench_block_wanted BLOCK: does SROCE_BENCH_ONLY select any row of
+# BLOCK? The caller defines block_rows BLOCK (the rows' names, one per
+# line) and wanted ROW.
+bench_block_wanted() {
+	local row
+	for row in $(block_rows "$1"); do
+		wanted "$row" && return 0
+	done
+	return 1
+}
+
 # perf_start / perf_stop: sample the whole guest (perf record -a -g) into
 # $PERF_OUT.data, and leave a flat report of it (symbols by self time) in
 # $PERF_OUT.txt and the callers of the symbols above 3% in

@@ -16,8 +16,10 @@
 # guest A's file holds only comments (its servers' failures, which guest
 # B's file repeats).
 #
-# Each round brings up rdma_rxe on both guests (pair_use), measures the
-# matrix, then sroce on both and the same matrix again. The matrix:
+# Each round measures the matrix block by block (the BW rows of one test,
+# the latency rows): rdma_rxe up on both guests (pair_use), the block,
+# then sroce on both and the same block again, then the next block; the
+# driver order flips every round. The matrix:
 # ib_write_bw, ib_send_bw and ib_read_bw at 64 KiB and 1 MiB with -q 1 and
 # -q 4 (-q 4 splits the iterations over the QPs, as bench_guest.sh does),
 # then ib_write_lat, ib_send_lat and ib_read_lat at 2 B and 4 KiB (typical
@@ -36,9 +38,10 @@
 #   SROCE_BENCH_ROUNDS      rounds (5; 1 when quick)
 #   SROCE_BENCH_SCALE       multiplies every iteration count (1; 0.05 when
 #                           quick)
-#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order within a round); a
-#                           variant "sroce:NAME=VALUE,..." sets sroce's
-#                           module parameters on both guests (bench_lib.sh)
+#   SROCE_BENCH_DRIVERS     "rxe sroce" (the order in odd rounds,
+#                           reversed in even ones); a variant
+#                           "sroce:NAME=VALUE,..." sets sroce's module
+#                           parameters on both guests (bench_lib.sh)
 #   SROCE_BENCH_ONLY        a regex over the full row names (pair/...):
 #                           measure only the matching rows
 #   SROCE_BENCH_PROFILE     a regex over the full row names: both guests
@@ -238,20 +241,46 @@ lat() {
 	fi
 }
 
-matrix() {
+# The matrix in blocks of rows, each measured on every driver before the
+# next (see bench_guest.sh: the host's slow phases then fall on both).
+BLOCKS="write_bw send_bw read_bw lat"
+
+# block_rows BLOCK: the names of BLOCK's rows (for SROCE_BENCH_ONLY).
+block_rows() {
 	local t s q
-	for t in write send read; do
+	case $1 in
+	*_bw)
 		for s in $BW_SIZES; do
 			for q in $BW_QPS; do
-				bw "$t" "$s" "$q"
+				echo "$1/$s/q$q"
 			done
-		done
-	done
-	for t in $LAT_TESTS; do
-		for s in $LAT_SIZES; do
-			lat "$t" "$s"
-		done
-	done
+		done ;;
+	lat)
+		for t in $LAT_TESTS; do
+			for s in $LAT_SIZES; do
+				echo "${t}_lat/$s"
+			done
+		done ;;
+	esac
+}
+
+# run_block BLOCK: measure BLOCK's rows on the driver that is up.
+run_block() {
+	local t s q
+	case $1 in
+	*_bw)
+		for s in $BW_SIZES; do
+			for q in $BW_QPS; do
+				bw "${1%_bw}" "$s" "$q"
+			done
+		done ;;
+	lat)
+		for t in $LAT_TESTS; do
+			for s in $LAT_SIZES; do
+				lat "$t" "$s"
+			done
+		done ;;
+	esac
 }
 
 # driver_up: $DRV on this guest, then both guests' verdicts exchanged.
@@ -272,12 +301,12 @@ driver_up() {
 		mine=fail
 		ROUND_WHY="$DRV did not come up on guest $PAIR_ROLE"
 	fi
-	pair_put "up.$ROUND.$DRV" $mine
-	theirs=$(pair_get "up.$ROUND.$DRV" 300) || theirs="no word"
+	pair_put "up.$ROUND.$BLOCK.$DRV" $mine
+	theirs=$(pair_get "up.$ROUND.$BLOCK.$DRV" 300) || theirs="no word"
 	if [ "$theirs" != ok ]; then
 		ROUND_WHY+="${ROUND_WHY:+; }$DRV on guest $PAIR_PEER: $theirs"
 	fi
-	[ -z "$ROUND_WHY" ] || { DOWN=1; note "round $ROUND: $ROUND_WHY"; }
+	[ -z "$ROUND_WHY" ] || { DOWN=1; note "round $ROUND, $BLOCK: $ROUND_WHY"; }
 }
 
 ktap_plan 1
@@ -289,12 +318,16 @@ note "bench: pair: eth0 mtu $(cat /sys/class/net/eth0/mtu), perftest $(dpkg-quer
 pair_barrier start 300 || note "bench: pair: guest $PAIR_PEER did not start"
 start=$SECONDS
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
-	for DRV in $DRIVERS; do
-		driver_up
-		[ -z "$ROUND_WHY" ] || UP_FAILED+="round $ROUND: $ROUND_WHY; "
-		((DOWN)) ||
-			note "round $ROUND: $DRV on $PAIR_DEV, GID index $GIDX ($((SECONDS - start)) s)"
-		matrix
+	for BLOCK in $BLOCKS; do
+		bench_block_wanted "$BLOCK" || continue
+		# shellcheck disable=SC2086 # DRIVERS is a list
+		for DRV in $(bench_round_order "$ROUND" $DRIVERS); do
+			driver_up
+			[ -z "$ROUND_WHY" ] || UP_FAILED+="round $ROUND, $BLOCK: $ROUND_WHY; "
+			((DOWN)) ||
+				note "round $ROUND, $BLOCK: $DRV on $PAIR_DEV, GID index $GIDX ($((SECONDS - start)) s)"
+			run_block "$BLOCK"
+		done
 	done
 done
 note "bench: pair: done in $((SECONDS - start)) s, $FAILED_RUNS of $RUNS runs failed"

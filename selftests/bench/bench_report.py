@@ -3,7 +3,7 @@
 """bench_report.py: turn bench_guest.sh's (and bench_pair.sh's) raw lines
 into a table and JSON.
 
-    bench_report.py RAW [--json OUT] [--check] [--quick]
+    bench_report.py RAW [--json OUT] [--check [--pair-only]] [--quick]
 
 Prints one row per figure: rdma_rxe and sroce medians (with the spread,
 (max - min) / median, over the rounds), the ratio sroce/rdma_rxe and
@@ -28,7 +28,9 @@ are shown as "2 guests: ..." with the unit of ROW.
 drivers have a number for it in every round; exit 1 otherwise. The
 two-guest rows are expected only when RAW has a pair/ row or a
 "# bench: pair:" note (scripts/bench.sh writes one when the two-guest run
-gave nothing), so a single-guest run checks without them.
+gave nothing), so a single-guest run checks without them. With
+--pair-only only the two-guest rows are expected (bench_pair.sh's raw
+file on its own, as the two-guest smoke test checks it).
 --quick: the rows of the smoke mode (SROCE_BENCH_QUICK=1) only.
 
 A driver other than rxe and sroce in RAW is a variant of sroce
@@ -414,8 +416,8 @@ def targets(res):
     return t
 
 
-def check(data, pair=False):
-    rows = expected_rows(pair)
+def check(data, pair=False, pair_only=False):
+    rows = [PAIR + r for r in pair_rows()] if pair_only else expected_rows(pair)
     print("TAP version 13")
     print(f"1..{len(rows)}")
     failed = 0
@@ -448,7 +450,7 @@ def main(argv):
     data, notes, links = parse(argv[1])
     pair = has_pair(data, notes)
     if "--check" in argv:
-        return check(data, pair)
+        return check(data, pair, "--pair-only" in argv)
     res = analyse(data, pair)
     for n in notes:
         if n.startswith("# bench:") or "exit" in n or "cannot" in n:

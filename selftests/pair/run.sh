@@ -24,7 +24,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 DEFAULT_TESTS=(pair_smoke.sh interop_matrix.sh interop_faults.sh ack_blackout.sh
-	       tail_loss.sh pair_nvmeof.sh pair_nvmeof_rxe.sh)
+	       tail_loss.sh pair_nvmeof.sh pair_nvmeof_rxe.sh pair_bench_smoke.sh)
 PASSED=0 FAILED=0 SKIPPED=0
 RESULTS=()
 

@@ -146,5 +146,22 @@ ok $? "rank test: the report names the row behind"
 grep -q '^Rows where sroce is behind beyond the noise (p < 0.05): none$' "$work/out.b"
 ok $? "rank test: none behind in the two-guest file"
 
+# --check --pair-only --quick, as the two-guest smoke test runs it on
+# guest B's raw file: the quick two-guest rows only, both drivers each.
+for d in rxe sroce; do
+	for row in write_bw/65536/q1 send_bw/65536/q1 read_bw/65536/q1 \
+		   write_lat/2/typ write_lat/2/p99; do
+		echo "R $d 1 pair/$row 10"
+	done
+done >"$work/pair.raw"
+python3 "$report" "$work/pair.raw" --check --pair-only --quick >"$work/out" 2>&1 &&
+	grep -q '^1\.\.5$' "$work/out" && [ "$(grep -c '^ok ' "$work/out")" = 5 ]
+ok $? "check --pair-only: the 5 quick two-guest rows, all measured"
+grep -v 'R sroce 1 pair/read_bw' "$work/pair.raw" >"$work/pair1.raw"
+! python3 "$report" "$work/pair1.raw" --check --pair-only --quick >"$work/out" 2>&1 &&
+	grep -q '^not ok 3 - pair/read_bw/65536/q1: both drivers measured$' "$work/out" &&
+	grep -q '^# no sroce figure$' "$work/out" && [ "$(grep -c '^ok ' "$work/out")" = 4 ]
+ok $? "check --pair-only: a row sroce did not measure fails, the rest pass"
+
 echo "# $((n - failed)) passed, $failed failed, 0 skipped"
 ((failed == 0))
