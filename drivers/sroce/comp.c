@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "mr.h"
+#include "payload.h"
 #include "pkt.h"
 #include "psn.h"
 #include "qp.h"
@@ -337,9 +338,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (pkt->paylen > w->length - w->read_done)
 		return sroce_wqe_finish(qp, w, IB_WC_LOC_LEN_ERR);
-	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			     sroce_swqe_sge(w), w->num_sge, w->read_done,
-			     sroce_pkt_payload(skb), pkt->paylen, SROCE_TO_MR);
+	err = sroce_payload_to_sge(skb, to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				   sroce_swqe_sge(w), w->num_sge, w->read_done);
 	if (err)
 		return sroce_wqe_finish(qp, w, IB_WC_LOC_PROT_ERR);
 	w->read_done += pkt->paylen;

@@ -42,6 +42,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TAIL_PROBE].name = "tail_probe",
 	[SROCE_CNT_WORKER_RUNS].name = "worker_runs",
 	[SROCE_CNT_ROUTE_LOOKUPS].name = "route_lookups",
+	[SROCE_CNT_PAYLOAD_BY_REF].name = "payload_by_ref",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -230,11 +230,54 @@ void sroce_mr_unmap_word(struct sroce_mr *mr, u64 *word, struct page *page)
 }
 
 /* Copy through one SGE's MR. */
-static int sroce_sge_copy_one(struct sroce_dev *sdev, struct ib_pd *pd,
-			      const struct rxe_sge *sge, u32 off, void *buf,
-			      u32 n, enum sroce_copy_dir dir)
+/**
+ * sroce_mr_attach - append registered memory to a packet by reference
+ * @mr: a referenced MR on which sroce_mr_check() passed for this range
+ * @iova: first byte in the MR
+ * @skb: the packet; the range becomes its next page fragments, each
+ *	holding a reference to its page
+ * @length: bytes
+ *
+ * Only pinned user pages can be referenced this way: a kernel MR's memory
+ * may be slab, and an ODP MR's pages may go at any time.
+ *
+ * Context: any.
+ * Return: 0, or -EOPNOTSUPP for another kind of MR or when the packet has
+ * no fragment slot left (what was appended stays, and goes with the skb).
+ */
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 length)
 {
-	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	if (mr->type != SROCE_MR_USER)
+		return -EOPNOTSUPP;
+	while (length) {
+		int i = skb_shinfo(skb)->nr_frags;
+		struct page *page;
+		u32 avail, n;
+
+		if (i >= MAX_SKB_FRAGS)
+			return -EOPNOTSUPP;
+		sroce_mr_block(mr, iova, &avail, &page);
+		n = min(avail, length);
+		get_page(page);
+		skb_fill_page_desc(skb, i, page, offset_in_page(iova -
+				   mr->ibmr.iova + mr->first_offset), n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		iova += n;
+		length -= n;
+	}
+	return 0;
+}
+
+/* What to do with each checked piece of a scatter/gather list. */
+typedef int (*sroce_sge_fn)(struct sroce_mr *mr, u64 iova, u32 n, void *ctx);
+
+static int sroce_sge_one(struct sroce_dev *sdev, struct ib_pd *pd,
+			 const struct rxe_sge *sge, u32 off, u32 n, int access,
+			 sroce_sge_fn fn, void *ctx)
+{
 	struct sroce_mr *mr;
 	int err;
 
@@ -243,8 +286,51 @@ static int sroce_sge_copy_one(struct sroce_dev *sdev, struct ib_pd *pd,
 		return -EACCES;
 	err = sroce_mr_check(mr, pd, sge->addr + off, n, access);
 	if (!err)
-		err = sroce_mr_copy(mr, sge->addr + off, buf, n, dir);
+		err = fn(mr, sge->addr + off, n, ctx);
 	sroce_mr_put(mr);
+	return err;
+}
+
+/*
+ * Call @fn on each piece of @length bytes at @offset of the list, after
+ * checking the piece's lkey, PD, @access and range.
+ */
+static int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
+			  const struct rxe_sge *sge, u32 num_sge, u32 offset,
+			  u32 length, int access, sroce_sge_fn fn, void *ctx)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < num_sge && length; i++) {
+		u32 n;
+
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(sge[i].length - offset, length);
+		err = sroce_sge_one(sdev, pd, &sge[i], offset, n, access, fn, ctx);
+		if (err)
+			return err;
+		length -= n;
+		offset = 0;
+	}
+	return length ? -EMSGSIZE : 0;
+}
+
+struct sroce_sge_copy_ctx {
+	void *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sroce_sge_copy_piece(struct sroce_mr *mr, u64 iova, u32 n,
+				void *ctx)
+{
+	struct sroce_sge_copy_ctx *c = ctx;
+	int err = sroce_mr_copy(mr, iova, c->buf, n, c->dir);
+
+	c->buf += n;
 	return err;
 }
 
@@ -270,25 +356,41 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 length, enum sroce_copy_dir dir)
 {
-	u32 i;
-	int err;
+	struct sroce_sge_copy_ctx c = { .buf = buf, .dir = dir };
 
-	for (i = 0; i < num_sge && length; i++) {
-		u32 n;
+	return sroce_sge_walk(sdev, pd, sge, num_sge, offset, length,
+			      dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+			      sroce_sge_copy_piece, &c);
+}
 
-		if (offset >= sge[i].length) {
-			offset -= sge[i].length;
-			continue;
-		}
-		n = min(sge[i].length - offset, length);
-		err = sroce_sge_copy_one(sdev, pd, &sge[i], offset, buf, n, dir);
-		if (err)
-			return err;
-		buf += n;
-		length -= n;
-		offset = 0;
-	}
-	return length ? -EMSGSIZE : 0;
+static int sroce_sge_attach_piece(struct sroce_mr *mr, u64 iova, u32 n,
+				  void *ctx)
+{
+	return sroce_mr_attach(mr, iova, ctx, n);
+}
+
+/**
+ * sroce_sge_attach - append a scatter/gather list's memory to a packet
+ * @sdev: the device
+ * @pd: the PD of the QP that owns the list
+ * @sge: the list, already copied into kernel memory
+ * @num_sge: its length
+ * @offset: where in the list to start
+ * @skb: the packet (see sroce_mr_attach())
+ * @length: bytes
+ *
+ * Checked as sroce_sge_copy() checks for SROCE_FROM_MR.
+ *
+ * Context: any.
+ * Return: 0, an error of sroce_sge_copy(), or -EOPNOTSUPP when some of the
+ * memory cannot be referenced (then copy it instead).
+ */
+int sroce_sge_attach(struct sroce_dev *sdev, struct ib_pd *pd,
+		     const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 length)
+{
+	return sroce_sge_walk(sdev, pd, sge, num_sge, offset, length, 0,
+			      sroce_sge_attach_piece, skb);
 }
 
 static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,

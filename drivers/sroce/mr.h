@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory regions: key checks and copies to and from registered memory.
+ * Memory regions: key checks, copies to and from registered memory, and
+ * user memory appended to packets by reference.
  *
  * MRs and MWs share the device's key pool: the upper 24 bits of an lkey or
  * rkey are the pool index, the low 8 bits vary from one registration to
@@ -10,6 +11,7 @@
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
 
+#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
 #include "pool.h"
@@ -90,11 +92,17 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page);
 void sroce_mr_unmap_word(struct sroce_mr *mr, u64 *word, struct page *page);
 
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 length);
+
 struct rxe_sge;
 
 int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 length, enum sroce_copy_dir dir);
+int sroce_sge_attach(struct sroce_dev *sdev, struct ib_pd *pd,
+		     const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 length);
 
 extern const struct ib_device_ops sroce_mr_ops;
 

@@ -349,11 +349,16 @@ bool sroce_net_av_self(const struct rxe_av *av)
 			       &av->dgid_addr._sockaddr_in6.sin6_addr);
 }
 
-/* UDP and IP headers in front of the transport's, ICRC room at the end. */
+/*
+ * UDP and IP headers in front of the transport's; ICRC room at the end of
+ * a packet that leaves the device (one to itself has none, and may end in
+ * page fragments, payload.h).
+ */
 static void sroce_net_encap(struct sk_buff *skb, const struct rxe_av *av,
-			    u16 src_port)
+			    u16 src_port, bool icrc)
 {
-	memset(skb_put(skb, SROCE_ICRC_LEN), 0, SROCE_ICRC_LEN);
+	if (icrc)
+		memset(skb_put(skb, SROCE_ICRC_LEN), 0, SROCE_ICRC_LEN);
 	sroce_push_udp(skb, src_port);
 	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
 		sroce_push_ip4(skb, av);
@@ -388,7 +393,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 	int err;
 
 	if (sroce_net_av_self(av)) {
-		sroce_net_encap(skb, av, src_port);
+		sroce_net_encap(skb, av, src_port, false);
 		sroce_net_count_sent(sdev, len);
 		sroce_loopback(sdev, skb, true);
 		return 0;
@@ -400,7 +405,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct rxe_av *av,
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
-	sroce_net_encap(skb, av, src_port);
+	sroce_net_encap(skb, av, src_port, true);
 	err = sroce_write_icrc(skb);
 	if (err) {
 		WARN_ONCE(1, "sroce: cannot compute the ICRC of a packet we built\n");

@@ -20,6 +20,7 @@
 #include "device.h"
 #include "icrc.h"
 #include "mcast.h"
+#include "payload.h"
 #include "pkt.h"
 #include "qp.h"
 #include "recv.h"
@@ -59,24 +60,27 @@ static bool sroce_qp_accepts(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 }
 
 /*
- * Lengths and ICRC (unless the packet never left this device). On success
- * skb->data is the BTH and the ICRC is trimmed off, so the packet ends
- * with its pad.
+ * Lengths and ICRC. A packet from the wire is made linear first; one the
+ * device sent itself has no ICRC, and keeps its payload in page fragments
+ * when the transport places that payload piece by piece (payload.h). On
+ * success skb->data is the BTH, the headers are linear and the ICRC is
+ * trimmed off, so the packet ends with its pad.
  */
 static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
-			      bool check_icrc)
+			      bool self)
 {
+	unsigned int icrc_len = self ? 0 : SROCE_ICRC_LEN;
 	struct sroce_bth *bth;
 	unsigned int len;
 	u8 pad;
 
-	if (skb_linearize(skb))
+	if (!self && skb_linearize(skb))
 		return SROCE_CNT_DROP_NOMEM;
-	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*bth)))
 		return SROCE_CNT_DROP_LENGTH;
 	__skb_pull(skb, sizeof(struct udphdr));
 	len = skb->len;
-	if (len < sizeof(*bth) + SROCE_ICRC_LEN)
+	if (len < sizeof(*bth) + icrc_len)
 		return SROCE_CNT_DROP_LENGTH;
 	bth = sroce_pkt_bth(skb);
 	pkt->opcode = sroce_bth_opcode(bth);
@@ -84,20 +88,27 @@ static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
 	if (!sroce_opcode_known(pkt->opcode))
 		return SROCE_CNT_DROP_OPCODE;
 	pad = sroce_bth_pad(bth);
-	if (len < pkt->info->hdr_len + pad + SROCE_ICRC_LEN)
+	if (len < pkt->info->hdr_len + pad + icrc_len)
 		return SROCE_CNT_DROP_LENGTH;
+	if (skb_is_nonlinear(skb) &&
+	    (!sroce_payload_walkable(pkt->opcode) ||
+	     !pskb_may_pull(skb, pkt->info->hdr_len)) &&
+	    skb_linearize(skb))
+		return SROCE_CNT_DROP_NOMEM;
+	bth = sroce_pkt_bth(skb);	/* the pulls may have moved it */
 	if (sroce_bth_tver(bth))
 		return SROCE_CNT_DROP_HEADER;
-	if (check_icrc && sroce_icrc_check(skb_network_header(skb),
-			     skb_tail_pointer(skb) - skb_network_header(skb)))
+	if (!self && sroce_icrc_check(skb_network_header(skb),
+				      skb_tail_pointer(skb) - skb_network_header(skb)))
 		return SROCE_CNT_DROP_ICRC;
 
 	pkt->hdr_len = pkt->info->hdr_len;
-	pkt->paylen = len - pkt->hdr_len - pad - SROCE_ICRC_LEN;
+	pkt->paylen = len - pkt->hdr_len - pad - icrc_len;
 	pkt->psn = sroce_bth_psn(bth);
 	pkt->net_type = ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
 						    RDMA_NETWORK_IPV6;
-	skb_trim(skb, len - SROCE_ICRC_LEN);
+	if (icrc_len)
+		skb_trim(skb, len - icrc_len);
 	return -1;
 }
 
@@ -156,7 +167,7 @@ static void sroce_deliver_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 }
 
 static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb,
-			  bool check_icrc)
+			  bool self)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_qp *qp;
@@ -164,7 +175,7 @@ static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb,
 	u32 qpn;
 
 	memset(pkt, 0, sizeof(*pkt));
-	why = sroce_check_packet(skb, pkt, check_icrc);
+	why = sroce_check_packet(skb, pkt, self);
 	if (why >= 0) {
 		sroce_drop(sdev, skb, why);
 		return;
@@ -201,7 +212,7 @@ void sroce_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	sroce_rcv_dev(sdev, skb, true);
+	sroce_rcv_dev(sdev, skb, false);
 	ib_device_put(&sdev->ibdev);
 }
 
@@ -214,5 +225,5 @@ void sroce_rcv(struct sk_buff *skb)
  */
 void sroce_rcv_self(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	sroce_rcv_dev(sdev, skb, false);
+	sroce_rcv_dev(sdev, skb, true);
 }

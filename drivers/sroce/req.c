@@ -25,6 +25,7 @@
 #include "mw.h"
 #include "net.h"
 #include "opcode.h"
+#include "payload.h"
 #include "pkt.h"
 #include "psn.h"
 #include "qp.h"
@@ -367,6 +368,36 @@ static int sroce_fill_payload(struct sroce_qp *qp, struct sroce_swqe *w,
 }
 
 /*
+ * A packet of @w with its payload by reference (payload.h), or NULL to
+ * build it with a copy: the memory is not all a user MR's, or a bad key
+ * that the copy will report.
+ */
+static struct sk_buff *sroce_req_by_ref(struct sroce_qp *qp,
+					struct sroce_swqe *w,
+					const struct rxe_av *av, u8 opcode,
+					u32 offset, u32 paylen)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sk_buff *skb;
+
+	/* A kernel QP's memory may be slab, never to be referenced. */
+	if (w->is_inline || !qp->ibqp.uobject ||
+	    !sroce_payload_by_ref(av, opcode, paylen))
+		return NULL;
+	skb = sroce_net_alloc(sdev, av, info->hdr_len);
+	if (!skb)
+		return NULL;
+	if (sroce_sge_attach(sdev, qp->ibqp.pd, sroce_swqe_sge(w), w->num_sge,
+			     offset, skb, paylen)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	sroce_counter_inc(sdev, SROCE_CNT_PAYLOAD_BY_REF);
+	return skb;
+}
+
+/*
  * Build and send one packet of @w at @offset. Return 0, or -EAGAIN when
  * out of memory (try again later), or -EACCES for a bad local key.
  */
@@ -386,19 +417,22 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sk_buff *skb;
 	int err;
 
-	skb = sroce_net_alloc(sdev, av, info->hdr_len + paylen + pad);
-	if (!skb)
-		return -EAGAIN;
+	skb = sroce_req_by_ref(qp, w, av, opcode, offset, paylen);
+	if (!skb) {
+		skb = sroce_net_alloc(sdev, av, info->hdr_len + paylen + pad);
+		if (!skb)
+			return -EAGAIN;
+		err = sroce_fill_payload(qp, w, skb->data + info->hdr_len,
+					 offset, paylen);
+		if (err) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+		memset(skb->data + info->hdr_len + paylen, 0, pad);
+	}
 	sroce_bth_init(sroce_pkt_bth_raw(skb), opcode, se, pad,
 		       IB_DEFAULT_PKEY_FULL, dqpn, ackreq, qp->req.psn);
 	sroce_fill_eths(qp, w, skb, info, offset);
-	err = sroce_fill_payload(qp, w, skb->data + info->hdr_len, offset,
-				 paylen);
-	if (err) {
-		kfree_skb(skb);
-		return -EACCES;
-	}
-	memset(skb->data + info->hdr_len + paylen, 0, pad);
 	sroce_txflow_track(qp, skb);
 	sroce_net_xmit(sdev, av, qp->src_port, skb, sroce_txflow_route(qp));
 	return 0;

@@ -26,6 +26,7 @@
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
+#include "payload.h"
 #include "pkt.h"
 #include "psn.h"
 #include "qp.h"
@@ -202,6 +203,23 @@ static int sroce_resp_place(struct sroce_qp *qp, const void *data, u32 len)
 	return 0;
 }
 
+/* Place the packet's payload at the current offset of the receive WQE. */
+static int sroce_resp_place_pkt(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct rxe_recv_wqe *w = qp->resp.rwqe;
+	u32 len = sroce_pkt(skb)->paylen;
+	int err;
+
+	if (len > w->dma.length - qp->resp.rwqe_offset)
+		return -EMSGSIZE;
+	err = sroce_payload_to_sge(skb, qp_sdev(qp), qp->ibqp.pd, w->dma.sge,
+				   w->dma.num_sge, qp->resp.rwqe_offset);
+	if (err)
+		return err;
+	qp->resp.rwqe_offset += len;
+	return 0;
+}
+
 /* SEND */
 
 static int sroce_resp_get_rwqe(struct sroce_qp *qp)
@@ -252,7 +270,7 @@ static enum sroce_resp_ret sroce_resp_send(struct sroce_qp *qp,
 	err = sroce_resp_get_rwqe(qp);
 	if (err)
 		return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_NAK_OP;
-	err = sroce_resp_place(qp, sroce_pkt_payload(skb), pkt->paylen);
+	err = sroce_resp_place_pkt(qp, skb);
 	if (err) {
 		sroce_resp_complete_err(qp, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 					IB_WC_LOC_PROT_ERR);
@@ -292,7 +310,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	sroce_resp_grh(skb, grh);
 	if (sroce_resp_place(qp, grh, sizeof(grh)) ||
-	    sroce_resp_place(qp, sroce_pkt_payload(skb), pkt->paylen)) {
+	    sroce_resp_place_pkt(qp, skb)) {
 		qp->resp.rwqe_offset = 0;
 		wc.status = IB_WC_LOC_LEN_ERR;
 	}
@@ -356,8 +374,7 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
 		return SROCE_RESP_NAK_ACCESS;
 	}
-	err = sroce_mr_copy(mr, wr->va, sroce_pkt_payload(skb), pkt->paylen,
-			    SROCE_TO_MR);
+	err = sroce_payload_to_mr(skb, mr, wr->va);
 	sroce_mr_put(mr);
 	if (err)	/* an ODP page is not there */
 		return SROCE_RESP_NAK_ACCESS;
@@ -414,6 +431,41 @@ static struct sroce_rd_res *sroce_res_find(struct sroce_qp *qp, u32 psn,
 	return NULL;
 }
 
+/*
+ * A READ response packet with @len bytes at @va of @mr (NULL when @len is
+ * 0): the payload by reference when it can go so (payload.h), else copied.
+ * NULL when out of memory, or with *@err set when an ODP page is not
+ * there.
+ */
+static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp, u8 op,
+					   struct sroce_mr *mr, u64 va,
+					   u32 len, int *err)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(op);
+	u32 psn = qp->resp.cur_read_psn;
+	struct sk_buff *skb;
+
+	*err = 0;
+	if (mr && qp->ibqp.uobject && sroce_payload_by_ref(&qp->av, op, len)) {
+		skb = sroce_resp_skb(qp, op, psn, 0);
+		if (skb && !sroce_mr_attach(mr, va, skb, len)) {
+			sroce_counter_inc(qp_sdev(qp), SROCE_CNT_PAYLOAD_BY_REF);
+			return skb;
+		}
+		kfree_skb(skb);		/* not a user MR: copy */
+	}
+	skb = sroce_resp_skb(qp, op, psn, len);
+	if (!skb || !mr)
+		return skb;
+	*err = sroce_mr_copy(mr, va, skb->data + info->hdr_len, len,
+			     SROCE_FROM_MR);
+	if (*err) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
 /* Send up to a budget of READ responses; true when the READ is finished. */
 static bool sroce_resp_read_some(struct sroce_qp *qp)
 {
@@ -433,6 +485,7 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 		struct sroce_mr *mr = NULL;
 		struct sk_buff *skb;
 		void *aeth;
+		int err;
 
 		if (len) {
 			mr = sroce_rkey_resolve(qp_sdev(qp), qp, res->rkey,
@@ -440,29 +493,20 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 			if (!mr)	/* invalidated meanwhile */
 				goto stop;
 		}
-		skb = sroce_resp_skb(qp, op, qp->resp.cur_read_psn, len);
-		if (!skb) {
-			if (mr)
-				sroce_mr_put(mr);
-			return false;	/* try again on the next run */
+		skb = sroce_resp_read_skb(qp, op, mr, res->va, len, &err);
+		if (mr)
+			sroce_mr_put(mr);
+		if (err) {	/* an ODP page is not there */
+			sroce_send_ack(qp, SROCE_AETH_NAK_REM_ACCESS_ERR,
+				       qp->resp.cur_read_psn);
+			sroce_qp_error(qp);
+			goto stop;
 		}
+		if (!skb)
+			return false;	/* try again on the next run */
 		aeth = sroce_opcode_eth(info, skb->data, SROCE_ETH_AETH);
 		if (aeth)
 			sroce_aeth_set(aeth, sroce_ack_syn(), qp->resp.msn);
-		if (mr) {
-			int err = sroce_mr_copy(mr, res->va,
-						skb->data + info->hdr_len, len,
-						SROCE_FROM_MR);
-
-			sroce_mr_put(mr);
-			if (err) {	/* an ODP page is not there */
-				kfree_skb(skb);
-				sroce_send_ack(qp, SROCE_AETH_NAK_REM_ACCESS_ERR,
-					       qp->resp.cur_read_psn);
-				sroce_qp_error(qp);
-				goto stop;
-			}
-		}
 		sroce_txflow_track(qp, skb);
 		sroce_resp_xmit(qp, skb);
 		res->va += len;
