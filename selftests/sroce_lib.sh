@@ -94,6 +94,29 @@ sroce_gid_index() {
 	return 1
 }
 
+# Two IPv4 addresses on one device, so that its QPs can talk to each other
+# routed (through the IP stack, as to another host) rather than looped
+# back: adds 192.0.2.77 to eth0 beside its 192.0.2.1, creates sroce0 on
+# eth0 (the module must be loaded), checks (one ktap test) that both
+# addresses' RoCE v2 GIDs appear, and sets GID1/GID2 (sysfs notation) and
+# IDX1/IDX2 (their indices). sroce_two_addresses_down undoes it.
+SROCE_ADDR2=192.0.2.77
+sroce_two_addresses_up() {
+	GID1=0000:0000:0000:0000:0000:ffff:c000:0201
+	GID2=0000:0000:0000:0000:0000:ffff:c000:024d
+	ip addr add $SROCE_ADDR2/24 dev eth0
+	rdma link add sroce0 type sroce netdev eth0
+	ktap_check "GIDs of both addresses" wait_for "GIDs" 10 \
+		bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid sroce0 $GID1 && sroce_has_rocev2_gid sroce0 $GID2"
+	IDX1=$(sroce_gid_index sroce0 $GID1)
+	IDX2=$(sroce_gid_index sroce0 $GID2)
+}
+
+sroce_two_addresses_down() {
+	rdma link delete sroce0
+	ip addr del $SROCE_ADDR2/24 dev eth0
+}
+
 sroce_lacks_gid() {
 	! sroce_has_rocev2_gid "$@"
 }

@@ -12,31 +12,23 @@ set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
 ITERS=2000
-ADDR2=192.0.2.77
-gid1=0000:0000:0000:0000:0000:ffff:c000:0201
-gid2=0000:0000:0000:0000:0000:ffff:c000:024d
 
 ktap_plan 10
 
 sroce_reset
 sroce_load
-ip addr add $ADDR2/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-ktap_check "GIDs of both addresses" wait_for "GIDs" 10 \
-	bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid sroce0 $gid1 && sroce_has_rocev2_gid sroce0 $gid2"
-idx1=$(sroce_gid_index sroce0 $gid1)
-idx2=$(sroce_gid_index sroce0 $gid2)
+sroce_two_addresses_up
 
 # pingpong ITERS [PORT]: an ibv_rc_pingpong -c exchange, server on the
 # first address, client on the second; the client's pid in CPID while it
 # runs (PINGPONG_BG=1 leaves it running, pingpong_wait reaps both).
 pingpong() {
 	local port=${2:-18515}
-	timeout 120 ibv_rc_pingpong -d sroce0 -g "$idx1" -p "$port" -n "$1" -c \
+	timeout 120 ibv_rc_pingpong -d sroce0 -g "$IDX1" -p "$port" -n "$1" -c \
 		>/tmp/route.s 2>&1 &
 	SPID=$!
 	sroce_wait_listen "$port"
-	timeout 120 ibv_rc_pingpong -d sroce0 -g "$idx2" -p "$port" -n "$1" -c \
+	timeout 120 ibv_rc_pingpong -d sroce0 -g "$IDX2" -p "$port" -n "$1" -c \
 		127.0.0.1 >/tmp/route.c 2>&1 &
 	CPID=$!
 	[ "${PINGPONG_BG:-0}" = 1 ] || pingpong_wait
@@ -92,7 +84,6 @@ ktap_check "route_cache=0: one lookup per packet ($lookups = $sent)" \
 echo 1 >/sys/module/sroce/parameters/route_cache
 
 rm -f /tmp/route.s /tmp/route.c
-rdma link delete sroce0
-ip addr del $ADDR2/24 dev eth0
+sroce_two_addresses_down
 ktap_check "module unloads after traffic" rmmod sroce
 ktap_finish

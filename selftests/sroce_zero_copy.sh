@@ -16,9 +16,6 @@
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
-ADDR2=192.0.2.77
-gid1=0000:0000:0000:0000:0000:ffff:c000:0201
-gid2=0000:0000:0000:0000:0000:ffff:c000:024d
 PARAM=/sys/module/sroce/parameters/zero_copy
 MSG=65536 ITERS=100
 # A 64 KiB message is 64 packets at the path MTU of eth0's 1500 (1024);
@@ -29,12 +26,7 @@ ktap_plan 11
 
 sroce_reset
 sroce_load
-ip addr add $ADDR2/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-ktap_check "GIDs of both addresses" wait_for "GIDs" 10 \
-	bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid sroce0 $gid1 && sroce_has_rocev2_gid sroce0 $gid2"
-idx1=$(sroce_gid_index sroce0 $gid1)
-idx2=$(sroce_gid_index sroce0 $gid2)
+sroce_two_addresses_up
 ktap_check "zero_copy is on by default" test "$(cat $PARAM)" = Y
 
 # pingpong SERVER_GID CLIENT_GID PORT: ibv_rc_pingpong -c with 64 KiB
@@ -57,7 +49,7 @@ pingpong() {
 
 # integrity: the data-integrity program's RC data tests on this device.
 integrity() {
-	SROCE_DEV=sroce0 SROCE_GID=$idx1 SROCE_INTEGRITY_ITERS=60 \
+	SROCE_DEV=sroce0 SROCE_GID=$IDX1 SROCE_INTEGRITY_ITERS=60 \
 	SROCE_INTEGRITY_ONLY=send,send_srq,write,read,mixed,edge_sizes,mr_iova,reset_in_flight \
 		./sroce_integrity >/tmp/zc.i 2>&1
 	local rc=$?
@@ -67,7 +59,7 @@ integrity() {
 
 # 1. To itself, by reference.
 counters_mark
-ktap_check "to itself: 64 KiB pingpong, data checked" pingpong "$idx1" "$idx1" 18601
+ktap_check "to itself: 64 KiB pingpong, data checked" pingpong "$IDX1" "$IDX1" 18601
 n=$(counter_delta payload_by_ref) sent=$(counter_delta sent_pkts)
 ktap_diag "sent_pkts +$sent, payload_by_ref +$n"
 ktap_check "to itself: every data packet by reference ($n >= $PKTS)" test "$n" -ge $PKTS
@@ -80,7 +72,7 @@ ktap_check "to itself: integrity traffic went by reference (+$n)" test "$n" -gt 
 
 # 2. Between two addresses: routed, never by reference.
 counters_mark
-ktap_check "two addresses: 64 KiB pingpong, data checked" pingpong "$idx1" "$idx2" 18602
+ktap_check "two addresses: 64 KiB pingpong, data checked" pingpong "$IDX1" "$IDX2" 18602
 n=$(counter_delta payload_by_ref) sent=$(counter_delta sent_pkts)
 ktap_diag "sent_pkts +$sent, payload_by_ref +$n"
 ktap_check "two addresses: nothing by reference (+$n of $sent sent)" \
@@ -89,7 +81,7 @@ ktap_check "two addresses: nothing by reference (+$n of $sent sent)" \
 # 3. Off: copies only.
 echo 0 >$PARAM
 counters_mark
-ktap_check "zero_copy=0: 64 KiB pingpong to itself, data checked" pingpong "$idx1" "$idx1" 18603
+ktap_check "zero_copy=0: 64 KiB pingpong to itself, data checked" pingpong "$IDX1" "$IDX1" 18603
 n=$(counter_delta payload_by_ref) sent=$(counter_delta sent_pkts)
 ktap_diag "sent_pkts +$sent, payload_by_ref +$n"
 ktap_check "zero_copy=0: nothing by reference (+$n of $sent sent)" \
@@ -97,7 +89,6 @@ ktap_check "zero_copy=0: nothing by reference (+$n of $sent sent)" \
 echo 1 >$PARAM
 
 rm -f /tmp/zc.s /tmp/zc.c /tmp/zc.i
-rdma link delete sroce0
-ip addr del $ADDR2/24 dev eth0
+sroce_two_addresses_down
 ktap_check "module unloads after traffic" rmmod sroce
 ktap_finish

@@ -119,34 +119,47 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 	return 0;
 }
 
-/* Kernel address and contiguous bytes at @iova of a checked MR. */
-static void *sroce_mr_block(struct sroce_mr *mr, u64 iova, u32 *avail,
-			    struct page **page)
+/*
+ * Where @iova of a checked MR lives: a kernel address (DMA and fast-reg
+ * MRs), or a page and the offset in it (pinned user MRs, which are kmapped
+ * or referenced by the caller), and how many bytes are contiguous there.
+ */
+struct sroce_mr_span {
+	void *va;
+	struct page *page;
+	u32 offset;
+	u32 len;
+};
+
+static void sroce_mr_locate(struct sroce_mr *mr, u64 iova,
+			    struct sroce_mr_span *span)
 {
 	u64 off;
 
-	*page = NULL;
+	*span = (struct sroce_mr_span){};
 	switch (mr->type) {
 	case SROCE_MR_DMA:
-		*avail = U32_MAX;
-		return (void *)(uintptr_t)iova;
+		span->va = (void *)(uintptr_t)iova;
+		span->len = U32_MAX;
+		break;
 	case SROCE_MR_USER:
 		off = iova - mr->ibmr.iova + mr->first_offset;
-		*page = mr->pages[off >> PAGE_SHIFT];
-		*avail = PAGE_SIZE - offset_in_page(off);
-		return NULL;
+		span->page = mr->pages[off >> PAGE_SHIFT];
+		span->offset = offset_in_page(off);
+		span->len = PAGE_SIZE - span->offset;
+		break;
 	case SROCE_MR_FAST_REG: {
 		u64 psz = mr->ibmr.page_size;
 
 		off = iova - (mr->ibmr.iova & ~(psz - 1));
-		*avail = psz - (off & (psz - 1));
-		return (void *)(uintptr_t)(mr->blocks[off / psz] + (off & (psz - 1)));
+		span->va = (void *)(uintptr_t)(mr->blocks[off / psz] +
+					       (off & (psz - 1)));
+		span->len = psz - (off & (psz - 1));
+		break;
 	}
 	case SROCE_MR_ODP:	/* never: copied by sroce_odp_copy() */
 		break;
 	}
-	*avail = 0;
-	return NULL;
 }
 
 /**
@@ -166,19 +179,19 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
 	if (mr->type == SROCE_MR_ODP)
 		return sroce_odp_copy(mr, iova, buf, length, dir);
 	while (length) {
-		struct page *page;
-		u32 avail;
-		void *va = sroce_mr_block(mr, iova, &avail, &page);
-		u32 n = min(avail, length);
+		struct sroce_mr_span span;
+		void *va;
+		u32 n;
 
-		if (page)
-			va = kmap_local_page(page) + offset_in_page(iova -
-				mr->ibmr.iova + mr->first_offset);
+		sroce_mr_locate(mr, iova, &span);
+		n = min(span.len, length);
+		va = span.page ? kmap_local_page(span.page) + span.offset :
+				 span.va;
 		if (dir == SROCE_TO_MR)
 			memcpy(va, buf, n);
 		else
 			memcpy(buf, va, n);
-		if (page)
+		if (span.page)
 			kunmap_local(va);
 		iova += n;
 		buf += n;
@@ -198,19 +211,17 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 length,
  */
 u64 *sroce_mr_map_word(struct sroce_mr *mr, u64 iova, struct page **page)
 {
-	u32 avail;
-	void *va;
+	struct sroce_mr_span span;
 
 	*page = NULL;
 	if (mr->type == SROCE_MR_ODP)
 		return sroce_odp_map_word(mr, iova, page);
-	va = sroce_mr_block(mr, iova, &avail, page);
-	if (*page) {
-		get_page(*page);	/* both kinds are released alike */
-		va = kmap_local_page(*page) + offset_in_page(iova -
-			mr->ibmr.iova + mr->first_offset);
-	}
-	return va;
+	sroce_mr_locate(mr, iova, &span);
+	if (!span.page)
+		return span.va;
+	*page = span.page;
+	get_page(*page);	/* both kinds are released alike */
+	return kmap_local_page(*page) + span.offset;
 }
 
 /*
@@ -229,7 +240,6 @@ void sroce_mr_unmap_word(struct sroce_mr *mr, u64 *word, struct page *page)
 	put_page(page);
 }
 
-/* Copy through one SGE's MR. */
 /**
  * sroce_mr_attach - append registered memory to a packet by reference
  * @mr: a referenced MR on which sroce_mr_check() passed for this range
@@ -252,16 +262,15 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		return -EOPNOTSUPP;
 	while (length) {
 		int i = skb_shinfo(skb)->nr_frags;
-		struct page *page;
-		u32 avail, n;
+		struct sroce_mr_span span;
+		u32 n;
 
 		if (i >= MAX_SKB_FRAGS)
 			return -EOPNOTSUPP;
-		sroce_mr_block(mr, iova, &avail, &page);
-		n = min(avail, length);
-		get_page(page);
-		skb_fill_page_desc(skb, i, page, offset_in_page(iova -
-				   mr->ibmr.iova + mr->first_offset), n);
+		sroce_mr_locate(mr, iova, &span);
+		n = min(span.len, length);
+		get_page(span.page);
+		skb_fill_page_desc(skb, i, span.page, span.offset, n);
 		skb->len += n;
 		skb->data_len += n;
 		skb->truesize += n;

@@ -186,38 +186,29 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 	sroce_qp_error(qp);
 }
 
-/* Place @len bytes at the current offset of the receive WQE. */
-static int sroce_resp_place(struct sroce_qp *qp, const void *data, u32 len)
+/*
+ * Place @len bytes at the current offset of the receive WQE: @data, or,
+ * when @data is NULL, the payload of @skb (which may be by reference).
+ */
+static int sroce_resp_place(struct sroce_qp *qp, const void *data, u32 len,
+			    struct sk_buff *skb)
 {
 	struct rxe_recv_wqe *w = qp->resp.rwqe;
+	u32 off = qp->resp.rwqe_offset;
 	int err;
 
-	if (len > w->dma.length - qp->resp.rwqe_offset)
+	if (len > w->dma.length - off)
 		return -EMSGSIZE;
-	err = sroce_sge_copy(qp_sdev(qp), qp->ibqp.pd, w->dma.sge,
-			     w->dma.num_sge, qp->resp.rwqe_offset, (void *)data,
-			     len, SROCE_TO_MR);
-	if (err)
-		return err;
-	qp->resp.rwqe_offset += len;
-	return 0;
-}
-
-/* Place the packet's payload at the current offset of the receive WQE. */
-static int sroce_resp_place_pkt(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct rxe_recv_wqe *w = qp->resp.rwqe;
-	u32 len = sroce_pkt(skb)->paylen;
-	int err;
-
-	if (len > w->dma.length - qp->resp.rwqe_offset)
-		return -EMSGSIZE;
-	err = sroce_payload_to_sge(skb, qp_sdev(qp), qp->ibqp.pd, w->dma.sge,
-				   w->dma.num_sge, qp->resp.rwqe_offset);
-	if (err)
-		return err;
-	qp->resp.rwqe_offset += len;
-	return 0;
+	if (data)
+		err = sroce_sge_copy(qp_sdev(qp), qp->ibqp.pd, w->dma.sge,
+				     w->dma.num_sge, off, (void *)data, len,
+				     SROCE_TO_MR);
+	else
+		err = sroce_payload_to_sge(skb, qp_sdev(qp), qp->ibqp.pd,
+					   w->dma.sge, w->dma.num_sge, off);
+	if (!err)
+		qp->resp.rwqe_offset += len;
+	return err;
 }
 
 /* SEND */
@@ -270,7 +261,7 @@ static enum sroce_resp_ret sroce_resp_send(struct sroce_qp *qp,
 	err = sroce_resp_get_rwqe(qp);
 	if (err)
 		return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_NAK_OP;
-	err = sroce_resp_place_pkt(qp, skb);
+	err = sroce_resp_place(qp, NULL, pkt->paylen, skb);
 	if (err) {
 		sroce_resp_complete_err(qp, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 					IB_WC_LOC_PROT_ERR);
@@ -309,8 +300,8 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sroce_resp_grh(skb, grh);
-	if (sroce_resp_place(qp, grh, sizeof(grh)) ||
-	    sroce_resp_place_pkt(qp, skb)) {
+	if (sroce_resp_place(qp, grh, sizeof(grh), NULL) ||
+	    sroce_resp_place(qp, NULL, pkt->paylen, skb)) {
 		qp->resp.rwqe_offset = 0;
 		wc.status = IB_WC_LOC_LEN_ERR;
 	}

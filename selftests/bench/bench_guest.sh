@@ -50,6 +50,9 @@ cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib
 
 RAW=${1:-/results/bench.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}
+# The matrix (BW_SIZES, BW_QPS, LAT_TESTS, LAT_SIZES) is read by
+# block_rows in bench_lib.sh.
+# shellcheck disable=SC2034
 if [ "$QUICK" = 1 ]; then
 	ROUNDS=${SROCE_BENCH_ROUNDS:-1} SCALE=${SROCE_BENCH_SCALE:-0.05}
 	NQP=100 NMR=100 BW_SIZES=65536 LAT_SIZES=2
@@ -57,6 +60,8 @@ else
 	ROUNDS=${SROCE_BENCH_ROUNDS:-5} SCALE=${SROCE_BENCH_SCALE:-1}
 	NQP=1000 NMR=1000 BW_SIZES="64 4096 65536 1048576" LAT_SIZES="2 4096"
 fi
+# shellcheck disable=SC2034
+BW_QPS="1 4" LAT_TESTS="write send read"
 DRIVERS=${SROCE_BENCH_DRIVERS:-rxe sroce}
 PROFILE=${SROCE_BENCH_PROFILE:-}
 ONLY=${SROCE_BENCH_ONLY:-}
@@ -206,50 +211,6 @@ mem() {
 # phases minutes long (docs/benchmarks.rst), and a whole round per driver
 # (~60 s) let one phase fall on one driver only.
 BLOCKS="write_bw send_bw read_bw lat atomic_mem"
-
-# block_rows BLOCK: the names of BLOCK's rows (for SROCE_BENCH_ONLY).
-block_rows() {
-	local t s q
-	case $1 in
-	*_bw)
-		for s in $BW_SIZES; do
-			for q in 1 4; do
-				echo "$1/$s/q$q"
-			done
-		done ;;
-	lat)
-		for t in write send read; do
-			for s in $LAT_SIZES; do
-				echo "${t}_lat/$s"
-			done
-		done ;;
-	atomic_mem)
-		echo atomic_bw/8/q1
-		echo mem/ ;;
-	esac
-}
-
-# run_block BLOCK: measure BLOCK's rows on the driver that is up.
-run_block() {
-	local t s q
-	case $1 in
-	*_bw)
-		for s in $BW_SIZES; do
-			for q in 1 4; do
-				bw "${1%_bw}" "$s" "$q"
-			done
-		done ;;
-	lat)
-		for t in write send read; do
-			for s in $LAT_SIZES; do
-				lat "$t" "$s"
-			done
-		done ;;
-	atomic_mem)
-		atomic
-		mem ;;
-	esac
-}
 
 driver_up() {
 	case $(bench_driver "$1") in

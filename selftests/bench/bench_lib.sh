@@ -60,15 +60,54 @@ bench_round_order() {
 	echo "${out[*]}"
 }
 
+# block_rows BLOCK: the names of BLOCK's rows, one per line. The caller
+# sets BW_SIZES, BW_QPS, LAT_TESTS and LAT_SIZES (the matrix); the block
+# atomic_mem is bench_guest.sh's only.
+block_rows() {
+	local t s q
+	case $1 in
+	*_bw)
+		for s in $BW_SIZES; do
+			for q in $BW_QPS; do
+				echo "$1/$s/q$q"
+			done
+		done ;;
+	lat)
+		for t in $LAT_TESTS; do
+			for s in $LAT_SIZES; do
+				echo "${t}_lat/$s"
+			done
+		done ;;
+	atomic_mem)
+		echo atomic_bw/8/q1
+		echo mem/ ;;
+	esac
+}
+
 # bench_block_wanted BLOCK: does SROCE_BENCH_ONLY select any row of
-# BLOCK? The caller defines block_rows BLOCK (the rows' names, one per
-# line) and wanted ROW.
+# BLOCK? The caller defines wanted ROW.
 bench_block_wanted() {
 	local row
 	for row in $(block_rows "$1"); do
 		wanted "$row" && return 0
 	done
 	return 1
+}
+
+# run_block BLOCK: measure BLOCK's rows on the driver that is up, each by
+# the caller's function for its kind: bw TEST SIZE QPS, lat TEST SIZE,
+# atomic, mem.
+run_block() {
+	local row t s q
+	for row in $(block_rows "$1"); do
+		IFS=/ read -r t s q <<<"$row"
+		case $t in
+		atomic_bw)	atomic ;;
+		mem)		mem ;;
+		*_bw)		bw "${t%_bw}" "$s" "${q#q}" ;;
+		*_lat)		lat "${t%_lat}" "$s" ;;
+		esac
+	done
 }
 
 # perf_start / perf_stop: sample the whole guest (perf record -a -g) into

@@ -56,6 +56,9 @@ cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib
 
 RAW=${1:-/results/bench_pair.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}
+# The matrix (BW_SIZES, BW_QPS, LAT_TESTS, LAT_SIZES) is read by
+# block_rows in bench_lib.sh.
+# shellcheck disable=SC2034
 if [ "$QUICK" = 1 ]; then
 	ROUNDS=${SROCE_BENCH_ROUNDS:-1} SCALE=${SROCE_BENCH_SCALE:-0.05}
 	BW_SIZES=65536 BW_QPS=1 LAT_TESTS=write LAT_SIZES=2
@@ -244,44 +247,6 @@ lat() {
 # The matrix in blocks of rows, each measured on every driver before the
 # next (see bench_guest.sh: the host's slow phases then fall on both).
 BLOCKS="write_bw send_bw read_bw lat"
-
-# block_rows BLOCK: the names of BLOCK's rows (for SROCE_BENCH_ONLY).
-block_rows() {
-	local t s q
-	case $1 in
-	*_bw)
-		for s in $BW_SIZES; do
-			for q in $BW_QPS; do
-				echo "$1/$s/q$q"
-			done
-		done ;;
-	lat)
-		for t in $LAT_TESTS; do
-			for s in $LAT_SIZES; do
-				echo "${t}_lat/$s"
-			done
-		done ;;
-	esac
-}
-
-# run_block BLOCK: measure BLOCK's rows on the driver that is up.
-run_block() {
-	local t s q
-	case $1 in
-	*_bw)
-		for s in $BW_SIZES; do
-			for q in $BW_QPS; do
-				bw "${1%_bw}" "$s" "$q"
-			done
-		done ;;
-	lat)
-		for t in $LAT_TESTS; do
-			for s in $LAT_SIZES; do
-				lat "$t" "$s"
-			done
-		done ;;
-	esac
-}
 
 # driver_up: $DRV on this guest, then both guests' verdicts exchanged.
 # Sets DOWN=1 (the matrix then records "nan" without running) unless
