@@ -1,11 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-kernel.sh abi
+# KERNEL is one of the kernel series sroce supports (`guest-kernel.sh
+# list`), named as `make test KERNEL=...` names them; 6.1 when left out:
+#	6.1       Debian 12's own kernel         linux-headers-amd64
+#	6.12      Debian 12's 6.12 series        linux-headers-6.12-amd64
+#	6.12-rt   its PREEMPT_RT flavour         linux-headers-6.12-rt-amd64
+#
+# guest-kernel.sh list
+#	Print the supported KERNEL names, one per line.
+# guest-kernel.sh headers-package KERNEL
+#	Print the name of KERNEL's headers metapackage.
+# guest-kernel.sh abi [KERNEL]
 #	Print the kernel ABI (uname -r of the guest, e.g. 6.1.0-57-amd64) that
-#	the installed linux-headers-amd64 metapackage points at.  Modules are
+#	the installed headers metapackage of KERNEL points at.  Modules are
 #	built against those headers, so the guest must boot exactly that ABI.
-# guest-kernel.sh fetch CACHEDIR
+# guest-kernel.sh fetch CACHEDIR [KERNEL]
 #	Make sure CACHEDIR/guest/ABI holds the unpacked Debian kernel image
 #	(boot/vmlinuz-ABI, lib/modules/ABI with depmod output) and vmlinux,
 #	the uncompressed kernel; print the ABI.  The .deb is unpacked with
@@ -25,13 +35,25 @@ die() { echo "guest-kernel: $*" >&2; exit 1; }
 # a directory _apt cannot read only costs a warning, so say root is fine.
 APT_OPTS=(-q -o APT::Sandbox::User=root -o DPkg::Lock::Timeout=600)
 
+KERNELS=(6.1 6.12 6.12-rt)
+
+headers_package() {
+	case $1 in
+	6.1)		echo linux-headers-amd64 ;;
+	6.12|6.12-rt)	echo "linux-headers-$1-amd64" ;;
+	*)		die "unknown kernel '$1': sroce supports ${KERNELS[*]}" ;;
+	esac
+}
+
 resolve_abi() {
-	local dep
-	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
-		die "linux-headers-amd64 is not installed (run scripts/setup.sh)"
-	# "linux-headers-6.1.0-57-amd64 (= 6.1.192-3)" -> 6.1.0-57-amd64
+	local pkg dep
+	pkg=$(headers_package "${1:-6.1}")
+	dep=$(dpkg-query -W -f='${Depends}' "$pkg" 2>/dev/null) ||
+		die "$pkg is not installed (run scripts/setup.sh)"
+	# "linux-headers-6.1.0-57-amd64 (= 6.1.192-3)" -> 6.1.0-57-amd64,
+	# "linux-headers-6.12.118+deb12-rt-amd64 (= ...)" -> 6.12.118+deb12-rt-amd64
 	[[ $dep =~ linux-headers-([0-9][^ ,]*-amd64) ]] ||
-		die "cannot parse linux-headers-amd64 Depends: '$dep'"
+		die "cannot parse $pkg Depends: '$dep'"
 	echo "${BASH_REMATCH[1]}"
 }
 
@@ -91,8 +113,9 @@ verify() {
 	mod=$dir/lib/modules/$abi
 	[[ -f $dir/.unpacked && -f $dir/boot/vmlinuz-$abi && -f $mod/modules.order &&
 	   -f $mod/modules.dep ]] || return 1
+	# modules.order names NAME.ko; 6.12's packages ship NAME.ko.xz.
 	while read -r m; do
-		[[ -f $mod/$m ]] || return 1
+		[[ -f $mod/$m || -f $mod/$m.xz || -f $mod/$m.zst ]] || return 1
 	done <"$mod/modules.order"
 }
 
@@ -111,7 +134,7 @@ get_deb() {
 
 fetch() {
 	local cache=$1 abi dir tmp deb
-	abi=$(resolve_abi)
+	abi=$(resolve_abi "${2:-}")
 	dir=$cache/guest/$abi
 	if verify "$dir" "$abi"; then
 		ensure_vmlinux "$dir" "$abi"
@@ -134,10 +157,15 @@ fetch() {
 }
 
 case ${1:-} in
-abi)	resolve_abi ;;
-fetch)	[[ $# -eq 2 ]] || die "usage: guest-kernel.sh fetch CACHEDIR"
-	fetch "$2" ;;
+list)	printf '%s\n' "${KERNELS[@]}" ;;
+headers-package)
+	[[ $# -eq 2 ]] || die "usage: guest-kernel.sh headers-package KERNEL"
+	headers_package "$2" ;;
+abi)	[[ $# -le 2 ]] || die "usage: guest-kernel.sh abi [KERNEL]"
+	resolve_abi "${2:-}" ;;
+fetch)	[[ $# -eq 2 || $# -eq 3 ]] || die "usage: guest-kernel.sh fetch CACHEDIR [KERNEL]"
+	fetch "$2" "${3:-}" ;;
 verify)	[[ $# -eq 3 ]] || die "usage: guest-kernel.sh verify KTREE ABI"
 	verify "$2" "$3" ;;
-*)	die "usage: guest-kernel.sh abi | fetch CACHEDIR | verify KTREE ABI" ;;
+*)	die "usage: guest-kernel.sh list | headers-package KERNEL | abi [KERNEL] | fetch CACHEDIR [KERNEL] | verify KTREE ABI" ;;
 esac

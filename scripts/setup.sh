@@ -6,10 +6,11 @@
 # under two seconds.
 #
 #   1. install the Debian packages the build and the guest tests use
-#   2. unpack the guest kernel matching linux-headers-amd64 into
-#      .cache/guest/ABI/ (plus vmlinux for a fast PVH boot; the .deb stays in
-#      .cache/guest/debs/) and record ABI in .cache/abi
-#   3. build .cache/guest/ABI/initramfs.cpio.gz
+#   2. for every supported kernel (scripts/guest-kernel.sh list: Debian 12's
+#      6.1, 6.12 and 6.12 PREEMPT_RT), unpack the guest kernel matching its
+#      headers metapackage into .cache/guest/ABI/ (plus vmlinux for a fast
+#      PVH boot; the .deb stays in .cache/guest/debs/)
+#   3. build .cache/guest/ABI/initramfs.cpio.gz for each
 #   4. take kselftest.h and kselftest_harness.h from linux-source-6.1 into
 #      .cache/kselftest/
 #
@@ -23,8 +24,12 @@ CACHE=$REPO/.cache
 # in the guest (rdma-core, perftest, pyverbs, nvme-cli, fio, tcpdump, ping) are
 # installed here too.  The NFS over RDMA test starts rpcbind, rpc.nfsd and
 # rpc.mountd by hand from nfs-kernel-server, nfs-common and rpcbind.
+# dkms, debhelper, dh-dkms and lintian build and check the sroce-dkms
+# package (make deb) and install it in the guest tests.
 PACKAGES=(
-	linux-headers-amd64 gcc make bc bison flex libelf-dev libssl-dev sparse
+	linux-headers-amd64 linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
+	dkms debhelper dh-dkms lintian fakeroot
+	gcc make bc bison flex libelf-dev libssl-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	iproute2 procps rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3-pyverbs libibverbs-dev librdmacm-dev
@@ -110,14 +115,15 @@ extract_kselftest() {
 }
 
 main() {
-	local start=$SECONDS abi
+	local start=$SECONDS abi abis=() kernel
 	install_packages
-	abi=$("$REPO/scripts/guest-kernel.sh" fetch "$CACHE")
-	# Rewrite only on change so scripts comparing mtimes see no churn.
-	[[ $(cat "$CACHE/abi" 2>/dev/null) == "$abi" ]] || echo "$abi" >"$CACHE/abi"
-	build_initramfs "$abi"
+	for kernel in $("$REPO/scripts/guest-kernel.sh" list); do
+		abi=$("$REPO/scripts/guest-kernel.sh" fetch "$CACHE" "$kernel")
+		build_initramfs "$abi"
+		abis+=("$abi")
+	done
 	extract_kselftest
-	echo "setup: ok: guest kernel $abi in .cache/guest/$abi," \
+	echo "setup: ok: guest kernels ${abis[*]} in .cache/guest/," \
 	     "initramfs and kselftest headers ready ($((SECONDS - start))s)"
 }
 

@@ -29,23 +29,26 @@ vm_load_other_tree() {
 	fi
 }
 
+# SROCE_KERNEL (default 6.1) names the Debian kernel series to boot
+# (scripts/guest-kernel.sh list); its ABI is the one its headers
+# metapackage points at, unpacked by scripts/setup.sh in .cache/guest/ABI.
 vm_load_cache() {
+	local kernel=${SROCE_KERNEL:-6.1}
 	if [[ -n ${SROCE_GUEST_TREE:-} ]]; then
 		vm_load_other_tree
 		return
 	fi
-	ABI=$(cat "$CACHE/abi" 2>/dev/null) || die "no .cache/abi: run scripts/setup.sh"
 	# Modules are built against the installed headers: boot that ABI only.
-	[[ $("$REPO/scripts/guest-kernel.sh" abi) == "$ABI" ]] ||
-		die "linux-headers-amd64 no longer points at $ABI: run scripts/setup.sh"
+	ABI=$("$REPO/scripts/guest-kernel.sh" abi "$kernel") ||
+		die "no headers for kernel $kernel: run scripts/setup.sh"
 	KTREE=$CACHE/guest/$ABI
 	INITRD=$KTREE/initramfs.cpio.gz
 	MODDIR=$KTREE/lib/modules/$ABI
 	# `make clean` of an M=<repo> build deletes the *.ko under .cache/ too;
 	# restore the tree (from the kept .deb) rather than boot without modules.
 	if ! "$REPO/scripts/guest-kernel.sh" verify "$KTREE" "$ABI"; then
-		echo "vm: guest module tree in $KTREE is damaged, restoring" >&2
-		"$REPO/scripts/guest-kernel.sh" fetch "$CACHE" >/dev/null
+		echo "vm: guest module tree in $KTREE is missing or damaged, unpacking it" >&2
+		"$REPO/scripts/guest-kernel.sh" fetch "$CACHE" "$kernel" >/dev/null
 	fi
 	# vmlinux (extracted by setup) boots via PVH, ~4 s faster than the
 	# bzImage under TCG; the bzImage still works.
@@ -64,8 +67,9 @@ vm_install_ko() {
 	local dst=$MODDIR/updates/sroce.ko
 	if [[ -z $KO_SET && -n ${SROCE_GUEST_KO:-} ]]; then
 		KO=$SROCE_GUEST_KO
-	elif [[ -z $KO_SET && -f $REPO/drivers/sroce/sroce.ko ]]; then
-		KO=$REPO/drivers/sroce/sroce.ko
+	elif [[ -z $KO_SET ]]; then
+		KO=$("$REPO/scripts/kbuild.sh" --ko "${SROCE_KERNEL:-6.1}")
+		[[ -f $KO ]] || KO=
 	fi
 	[[ -z $KO || -f $KO ]] || die "--ko $KO: no such file"
 	exec 9>"$KTREE/.lock"

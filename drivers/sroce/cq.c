@@ -10,6 +10,7 @@
 #include <sroce/params.h>
 
 #include "sroce.h"
+#include "compat.h"
 #include "cq.h"
 
 /* Kernel wc_flags to the libibverbs values of struct ibv_wc. */
@@ -126,8 +127,9 @@ static int sroce_cq_reply(struct sroce_cq *cq, struct ib_udata *udata)
 
 static int sroce_create_cq(struct ib_cq *ibcq,
 			   const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
+			   struct sroce_create_cq_args *args)
 {
+	struct ib_udata *udata = sroce_create_cq_udata(args);
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
 	int err;

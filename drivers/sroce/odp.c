@@ -23,6 +23,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include "compat.h"
 
 #include "mr.h"
 #include "odp.h"
@@ -89,8 +90,8 @@ static long sroce_odp_get_pages(struct mm_struct *mm, unsigned long uaddr,
 {
 	unsigned int gup_flags = dir == SROCE_TO_MR ? FOLL_WRITE : 0;
 
-	return get_user_pages_remote(mm, uaddr & PAGE_MASK, nr, gup_flags,
-				     pages, NULL, NULL);
+	return sroce_get_user_pages_remote(mm, uaddr & PAGE_MASK, nr,
+					   gup_flags, pages);
 }
 
 /**
