@@ -1,16 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make test, after set-up and build: the host-side checks (make check, the
-# user-space unit tests of the pure wire code), then every guest test in one
-# guest boot, then the hostile-input tests again with the kernel's slab
-# checks on (scripts/test-checked.sh), then the two-guest interop suite
-# (selftests/pair/run.sh: rdma_rxe <-> sroce across two guests), then bulk
-# traffic across two guests joined by a lossy link (pair/lossy_link.sh).
-# selftests/run.sh folds the host and the pair results into its totals and
-# prints the closing "N passed, N failed, N skipped" line.
-# SROCE_SKIP_PAIR=1 leaves the pair suites out (for a quick local run; CI
-# never sets it).
+# make test, after set-up: the host-side checks (make check against every
+# supported kernel, the user-space unit tests of the pure wire code), then
+# the guest suites.
+#
+# With no kernel chosen (SROCE_KERNEL unset: plain `make test`, what CI
+# runs), one composition over the supported kernels:
+#   6.1      the whole guest suite in one boot; the hostile-input tests
+#            again with the kernel's slab checks on (scripts/test-checked.sh);
+#            the two-guest interop suite (selftests/pair/run.sh: rdma_rxe
+#            <-> sroce across two guests); bulk traffic across two guests
+#            joined by a lossy link (pair/lossy_link.sh)
+#   6.12     the core set (scripts/test-kernel.sh), then sroce on 6.1
+#            against sroce on 6.12 across two guests, and sroce against
+#            6.12's own rdma_rxe (scripts/test-kernels-pair.sh)
+#   6.12-rt  the core set
+# With SROCE_KERNEL=K (make test KERNEL=K): all of the 6.1 part, on K.
+# selftests/run.sh folds the host results and every later run into its
+# totals and prints the closing "N passed, N failed, N skipped" line.
+# SROCE_SKIP_PAIR=1 leaves the two-guest suites out and SROCE_SKIP_KERNELS=1
+# the other kernels (for a quick local run; CI sets neither).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,10 +76,17 @@ host_tap "" selftests/unit/bench_report_test.sh
 host_check "selftest programs build" make -s -C selftests all
 
 # make check rebuilt the module with W=1: rebuild it plainly for the guest.
-make -s module >/dev/null
+kernel=${SROCE_KERNEL:-6.1}
+scripts/kbuild.sh "$kernel" modules >/dev/null
 
 # The two-guest suite, then the same pair booted over a lossy link.
-pair="selftests/pair/run.sh;selftests/pair/run.sh --link udp lossy_link.sh"
-[ -z "${SROCE_SKIP_PAIR:-}" ] || pair=
-SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER="scripts/test-checked.sh;$pair" \
-	selftests/run.sh
+after="scripts/test-checked.sh"
+[ -n "${SROCE_SKIP_PAIR:-}" ] ||
+	after+=";selftests/pair/run.sh;selftests/pair/run.sh --link udp lossy_link.sh"
+if [ -z "${SROCE_KERNEL:-}" ] && [ -z "${SROCE_SKIP_KERNELS:-}" ]; then
+	after+=";scripts/test-kernel.sh 6.12 core"
+	[ -n "${SROCE_SKIP_PAIR:-}" ] || after+=";scripts/test-kernels-pair.sh"
+	after+=";scripts/test-kernel.sh 6.12-rt core"
+fi
+echo "# guest suites: kernel $kernel ($(scripts/guest-kernel.sh abi "$kernel")), then: $after"
+SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER=$after selftests/run.sh

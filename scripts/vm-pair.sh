@@ -20,7 +20,12 @@
 #   --out DIR      results directory (default: a temporary one, removed
 #                  after a passing run and kept, with its path printed,
 #                  otherwise)
-#   --ko PATH      module for the guests (default drivers/sroce/sroce.ko)
+#   --ko PATH      module for the guests (default: the one scripts/kbuild.sh
+#                  builds for the guests' kernel)
+#   --kernel-b K   boot guest B on supported kernel K (scripts/guest-kernel.sh
+#                  list), each guest with sroce built for its own kernel;
+#                  A boots $SROCE_KERNEL (6.1 by default), as does B
+#                  without this option
 #   --append STR   extra kernel command line for both guests
 #   --link unix|tcp|udp  how QEMU carries the link (default unix, or
 #                  $SROCE_PAIR_LINK), see below
@@ -66,6 +71,8 @@
 #   SROCE_SELF_IP6, SROCE_PEER_IP6    2001:db8:2::1 / 2001:db8:2::2
 #   SROCE_PAIR_DIR    /pair, the shared directory (both guests read and
 #                     write it; it starts empty)
+#   SROCE_KERNEL      the guest's own kernel (6.1, 6.12, ...)
+#   SROCE_PAIR_KERNELS  "A's B's": both guests' kernels
 #
 # Results in the out dir:
 #   a/, b/        each guest's results, exactly as vm-run.sh's out dir
@@ -84,6 +91,7 @@ TIMEOUT=900 MEM=1536 SMP=1 OUT='' KO='' KO_SET='' QUIET='' APPEND=''
 VCPU_NICE=${SROCE_PAIR_VCPU_NICE:-0}
 LINK=${SROCE_PAIR_LINK:-unix}
 TESTS_A='' TESTS_B=''
+KERNEL_A=${SROCE_KERNEL:-6.1} KERNEL_B=''
 OUT_IS_TEMP='' PORT='' PORT_B=''
 declare -A PID=()	# role -> pid of timeout(1) running its qemu
 declare -A QRC=()	# role -> exit status of that
@@ -108,6 +116,7 @@ parse_args() {
 		--smp)      SMP=${2:?}; shift 2 ;;
 		--out)      OUT=${2:?}; shift 2 ;;
 		--ko)       KO=${2:?}; KO_SET=1; shift 2 ;;
+		--kernel-b) KERNEL_B=${2:?}; shift 2 ;;
 		--append)   APPEND=${2?}; shift 2 ;;
 		--link)     LINK=${2:?}; shift 2 ;;
 		--vcpu-nice) VCPU_NICE=${2:?}; shift 2 ;;
@@ -123,6 +132,27 @@ parse_args() {
 	[[ $LINK == unix || $LINK == tcp || $LINK == udp ]] ||
 		die "--link takes unix, tcp or udp, not '$LINK'"
 	[[ $REPO != *[[:space:]]* ]] || die "repo path '$REPO' contains whitespace"
+	KERNEL_B=${KERNEL_B:-$KERNEL_A}
+	[[ -z $KO_SET || $KERNEL_A == "$KERNEL_B" ]] ||
+		die "--ko names one module, but the guests boot $KERNEL_A and $KERNEL_B"
+}
+
+# load_guest_kernel ROLE KERNEL: vm-lib.sh's view of the kernel one guest
+# boots (KTREE, ABI, INITRD, MODDIR, KERNEL, and sroce installed into its
+# module tree), kept per role for write_guest and start_guest.
+declare -A G_KTREE=() G_ABI=() G_INITRD=() G_MODDIR=() G_KERNEL=() G_NAME=()
+load_guest_kernel() {
+	local role=$1
+	SROCE_KERNEL=$2 vm_load_cache
+	SROCE_KERNEL=$2 vm_install_ko
+	G_KTREE[$role]=$KTREE G_ABI[$role]=$ABI G_INITRD[$role]=$INITRD
+	G_MODDIR[$role]=$MODDIR G_KERNEL[$role]=$KERNEL G_NAME[$role]=$2
+}
+
+use_guest_kernel() {
+	local role=$1
+	KTREE=${G_KTREE[$role]} ABI=${G_ABI[$role]} INITRD=${G_INITRD[$role]}
+	MODDIR=${G_MODDIR[$role]} KERNEL=${G_KERNEL[$role]}
 }
 
 make_out_dirs() {
@@ -144,8 +174,11 @@ make_out_dirs() {
 write_guest() {
 	local role=$1 n=$2 peer=$3 tests=()
 	read -r -a tests <<<"$4"
+	use_guest_kernel "$role"
 	vm_write_tests "$OUT/$role" "${tests[@]}"
 	vm_write_env "$OUT/$role" \
+		"SROCE_KERNEL=${G_NAME[$role]}" \
+		"SROCE_PAIR_KERNELS='${G_NAME[a]} ${G_NAME[b]}'" \
 		"HARNESS_IP4=192.0.2.$n/24" "HARNESS_IP6=2001:db8:2::$n/64" \
 		"HARNESS_HOSTNAME=pair-$role" "HARNESS_PAIR_DIR=/pair" \
 		"SROCE_PAIR_ROLE=$role" "SROCE_PAIR_DIR=/pair" \
@@ -157,6 +190,7 @@ write_guest() {
 # the other guest's end of the unix link, is closed in its qemu.
 start_guest() {
 	local role=$1 mac=$2 netdev=$3 dir=$OUT/$1 peer_fd=${4:-}
+	use_guest_kernel "$role"
 	vm_qemu_cmd "$dir" "$SMP" "$MEM" "$APPEND" \
 		-virtfs "local,path=$OUT/pair,mount_tag=pair,security_model=none,multidevs=remap" \
 		-netdev "$netdev" \
@@ -326,8 +360,10 @@ main() {
 	local start ok=1 r boot
 	parse_args "$@"
 	[[ $LINK != unix ]] || with_link_fds "$@"
-	vm_load_cache
-	vm_install_ko
+	load_guest_kernel a "$KERNEL_A"
+	KO_A=$KO
+	[[ -n $KO_SET ]] || KO=
+	load_guest_kernel b "$KERNEL_B"
 	trap cleanup EXIT
 	trap 'kill_guests; echo "vm-pair: interrupted" >&2; exit 130' INT TERM
 	make_out_dirs
@@ -354,7 +390,8 @@ main() {
 		echo "vm-pair: guest $r: qemu exit ${QRC[$r]}${boot:+, ready at uptime ${boot}s}"
 		vm_verdict "$OUT/$r" "${QRC[$r]}" "$TIMEOUT" "vm-pair $r: " || ok=''
 	done
-	echo "vm-pair: VMs ran $((SECONDS - start))s on a $LINK link${PORT:+ (port $PORT${PORT_B:+/$PORT_B})}${KO:+, module $KO}"
+	echo "vm-pair: VMs ran $((SECONDS - start))s on a $LINK link${PORT:+ (port $PORT${PORT_B:+/$PORT_B})}," \
+	     "A on ${G_ABI[a]}${KO_A:+ ($KO_A)}, B on ${G_ABI[b]}${KO:+ ($KO)}"
 	if [[ -n $ok ]]; then
 		echo PASS >"$OUT/status"
 		echo "vm-pair: PASS"

@@ -30,7 +30,8 @@
 #   SROCE_PAIR_FULL     non-empty: the whole matrix, 152 combinations
 #                       (about an hour of guest time under TCG on a busy
 #                       host).  By default (CI) it is cut to 94:
-#                       - rxe<->sroce, both directions: every tool at
+#                       - rxe<->sroce (and any pair of guests on two
+#                         kernels), both directions: every tool at
 #                         IPv4 and IPv6, MTU 1500 and 9000 (76; perftest
 #                         4.5 cannot run -R over IPv6: see in_ci);
 #                       - the symmetric reference pairs (sroce-sroce,
@@ -50,13 +51,25 @@ LAT_ALL="-a -n 5"
 LAT_CM="-s 4096 -n 10"
 TOOLS="rc_pingpong uc_pingpong ud_pingpong rping send_bw write_bw read_bw atomic_bw send_lat_all send_lat_rdmacm"
 
+# Is the driver pair DA-DB the same code on both sides: the same driver,
+# and both guests on the same kernel (vm-pair.sh --kernel-b boots B on
+# another one)?
+symmetric() {
+	local ka kb
+	read -r ka kb <<<"${SROCE_PAIR_KERNELS:-x x}"
+	[ "$1" = "$2" ] && [ "$ka" = "$kb" ]
+}
+
 # The combinations of one driver pair (A's and B's driver) at one MTU and
 # family: "server_role tool name".
 combos() {
-	local da=$1 db=$2 mtu=$3 fam=$4 t dirs srv
-	if [ "$da" = "$db" ]; then dirs="b"; else dirs="b a"; fi
+	local da=$1 db=$2 mtu=$3 fam=$4 t dirs srv ka kb
+	if symmetric "$da" "$db"; then dirs="b"; else dirs="b a"; fi
+	# Guests on two kernels: each driver named with its kernel, sroce@6.12.
+	read -r ka kb <<<"${SROCE_PAIR_KERNELS:-x x}"
+	if [ "$ka" != "$kb" ]; then da=$da@$ka db=$db@$kb; fi
 	for t in $TOOLS; do
-		in_ci "$da" "$db" "$mtu" "$fam" "$t" || continue
+		in_ci "${da%@*}" "${db%@*}" "$mtu" "$fam" "$t" || continue
 		for srv in $dirs; do
 			local sdrv cdrv
 			if [ $srv = a ]; then sdrv=$da cdrv=$db; else sdrv=$db cdrv=$da; fi
@@ -73,8 +86,8 @@ in_ci() {
 	local da=$1 db=$2 mtu=$3 fam=$4 t=$5
 	[ "$t/$fam" != send_lat_rdmacm/6 ] || return 1
 	[ -z "${SROCE_PAIR_FULL:-}" ] || return 0
-	# rdma_rxe against sroce: all of it.
-	[ "$da" != "$db" ] && return 0
+	# rdma_rxe against sroce, or one kernel against another: all of it.
+	symmetric "$da" "$db" || return 0
 	# The symmetric reference pairs: IPv4/MTU 1500, no -a sweep.
 	[ "$fam/$mtu" = 4/1500 ] && [ "$t" != send_lat_all ]
 }

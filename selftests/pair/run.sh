@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--link unix|tcp|udp] [TEST...]: the two-guest suite.  Boots one pair
-# of guests (scripts/vm-pair.sh, joined by its --link) and runs each TEST
+# run.sh [--link unix|tcp|udp] [--kernel-b K] [TEST...]: the two-guest
+# suite.  Boots one pair of guests (scripts/vm-pair.sh, joined by its
+# --link; guest B on kernel K with --kernel-b) and runs each TEST
 # (default: the list below) on both, A and B in step.  Prints the guests'
 # outputs as "# " comment lines, then one top-level TAP line per result,
 # named "pair GUEST TEST: ...", counted the way selftests/run.sh counts
@@ -72,10 +73,10 @@ tally() {
 
 main() {
 	local tests=() t out g rc vm_rc=0 list link=()
-	if [[ ${1:-} == --link ]]; then
-		link=(--link "${2:?--link takes unix, tcp or udp}")
+	while [[ ${1:-} == --link || ${1:-} == --kernel-b ]]; do
+		link+=("$1" "${2:?$1 takes an argument}")
 		shift 2
-	fi
+	done
 	if [[ $# -gt 0 ]]; then tests=("$@"); else tests=("${DEFAULT_TESTS[@]}"); fi
 	for t in "${!tests[@]}"; do
 		[[ -f ${tests[$t]} ]] || tests[$t]=$REPO/selftests/pair/${tests[$t]}

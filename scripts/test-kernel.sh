@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-kernel.sh KERNEL core|full: one boot of the guest suite on another
+# supported kernel (scripts/guest-kernel.sh list), with sroce built for it.
+#   core   selftests/Makefile's TEST_PROGS_CORE, teardown under traffic cut
+#          to a few rounds of each kind: what make test runs on 6.12 and
+#          6.12-rt beside the whole suite on 6.1
+#   full   the whole list (TEST_PROGS)
+# Run by scripts/test.sh through selftests/run.sh's SROCE_RUN_AFTER; prints
+# the results as run.sh does, ending with "N passed, N failed, N skipped".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+kernel=${1:?usage: test-kernel.sh KERNEL core|full}
+set=${2:?usage: test-kernel.sh KERNEL core|full}
+# The outer run's hooks are not this run's.
+unset SROCE_RUN_AFTER SROCE_RUN_EXTRA_RESULTS SROCE_RUN_OUT
+export SROCE_KERNEL=$kernel
+case $set in
+core)
+	export SROCE_RUN_LIST=print-tests-core
+	# Every kind of teardown still runs under every load; the many
+	# rounds that make test's 6.1 boot spends on chance are not repeated.
+	: "${SROCE_TEARDOWN_ROUNDS:=4}" "${SROCE_TEARDOWN_HEAVY_ROUNDS:=1}"
+	export SROCE_TEARDOWN_ROUNDS SROCE_TEARDOWN_HEAVY_ROUNDS ;;
+full)	export SROCE_RUN_LIST=print-tests ;;
+*)	echo "test-kernel: core or full, not '$set'" >&2; exit 2 ;;
+esac
+abi=$(scripts/guest-kernel.sh abi "$kernel")
+echo "# kernel $kernel ($abi): the $set set"
+if ! log=$(scripts/kbuild.sh "$kernel" modules 2>&1); then
+	echo "$log" | sed 's/^/# /'
+	echo "not ok - sroce.ko builds for $kernel ($abi)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+exec selftests/run.sh

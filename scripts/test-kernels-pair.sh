@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-kernels-pair.sh: sroce across kernels on the wire, two pair boots
+# of the interop matrix (selftests/pair/interop_matrix.sh), each way round
+# (every tool with either guest as the server):
+#   1. guest A on 6.1, guest B on 6.12: sroce against sroce
+#   2. both guests on 6.12: sroce against 6.12's own rdma_rxe
+# Each guest runs sroce built for its own kernel (scripts/kbuild.sh).  Run
+# by scripts/test.sh through selftests/run.sh's SROCE_RUN_AFTER; prints
+# both runs' results, each ending with "N passed, N failed, N skipped".
+# SROCE_PAIR_ONLY and SROCE_PAIR_FULL narrow or widen both matrices as
+# interop_matrix.sh says.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# The outer run's hooks are not these runs'.
+unset SROCE_RUN_AFTER SROCE_RUN_EXTRA_RESULTS SROCE_RUN_OUT SROCE_KERNEL
+
+rc=0
+for k in 6.1 6.12; do
+	if ! log=$(scripts/kbuild.sh "$k" modules 2>&1); then
+		echo "$log" | sed 's/^/# /'
+		echo "not ok - sroce.ko builds for $k"
+		rc=1
+	fi
+done
+((rc == 0)) || exit 1
+
+echo "# pair: A on 6.1, B on 6.12, sroce against sroce"
+SROCE_PAIR_DRIVERS=sroce-sroce \
+	selftests/pair/run.sh --kernel-b 6.12 pair_smoke.sh interop_matrix.sh || rc=1
+echo "# pair: both on 6.12, sroce against rdma_rxe"
+SROCE_KERNEL=6.12 SROCE_PAIR_DRIVERS=rxe-sroce \
+	selftests/pair/run.sh pair_smoke.sh interop_matrix.sh || rc=1
+exit $rc
