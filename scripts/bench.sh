@@ -21,6 +21,8 @@
 # none), so that QEMU's main threads, which carry the frames, are not
 # kept waiting by two busy-polling guests: the "2 guests" latency rows
 # are then lower and their spreads smaller.
+# The guests boot $SROCE_KERNEL (make bench KERNEL=6.12; 6.1 by default)
+# and its own rdma_rxe.
 # --out DIR keeps the guests' results dirs (raw lines, dmesg, perf data):
 # the single guest's in DIR, the two guests' in DIR/two-guests/{a,b}.
 #
@@ -95,13 +97,14 @@ if [[ $PAIR != 0 ]]; then
 fi
 
 # The guest module tree is shared: say so if a guest measured another build.
-want=$(modinfo -F srcversion drivers/sroce/sroce.ko 2>/dev/null || true)
+ko=$(scripts/kbuild.sh --ko "${SROCE_KERNEL:-6.1}")
+want=$(modinfo -F srcversion "$ko" 2>/dev/null || true)
 got=$(sed -n 's/^# bench: sroce srcversion //p' "$raw")
 [[ -z $want || $want == "$got" ]] ||
-	echo "bench: WARNING: the guest loaded sroce srcversion $got, not $want (drivers/sroce/sroce.ko)" >&2
+	echo "bench: WARNING: the guest loaded sroce srcversion $got, not $want ($ko)" >&2
 got=$(sed -n 's/^# bench: pair: sroce srcversion //p' "$raw")
 [[ -z $want || -z $got || $want == "$got" ]] ||
-	echo "bench: WARNING: the two guests loaded sroce srcversion $got, not $want (drivers/sroce/sroce.ko)" >&2
+	echo "bench: WARNING: the two guests loaded sroce srcversion $got, not $want ($ko)" >&2
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 json=results/bench-$stamp.json
