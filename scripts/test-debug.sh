@@ -3,9 +3,11 @@
 #
 # make test-debug: the guest suite on the debug kernel
 # (scripts/debug-kernel.sh: KASAN, lockdep, atomic-sleep checks, kmemleak,
-# debug objects, UBSAN).  The harness fails a run on any report of theirs
-# (scripts/check-kmsg.sh; kmemleak is scanned after the tests).  Everything
-# is slower under these checkers, so each test gets three times its limit.
+# debug objects, UBSAN) of the kernel series SROCE_KERNEL (6.1 by default;
+# make test-debug KERNEL=6.12-rt sets it).  The harness fails a run on any
+# report of theirs (scripts/check-kmsg.sh; kmemleak is scanned after the
+# tests).  Everything is slower under these checkers, so each test gets
+# three times its limit.
 #
 #   scripts/test-debug.sh [TEST...]   (default: the whole suite)
 #
@@ -17,8 +19,10 @@ cd "$top"
 tree=$(scripts/debug-kernel.sh build)
 make -s -C selftests all
 export SROCE_GUEST_TREE=$tree
-export SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
-export SROCE_GUEST_KO=$top/.cache/debug/sroce.ko
+SROCE_GUEST_ABI=$(scripts/debug-kernel.sh abi)
+export SROCE_GUEST_ABI
+SROCE_GUEST_KO=$(scripts/debug-kernel.sh ko)
+export SROCE_GUEST_KO
 # three times the default limit and a test's own "# sroce-timeout:", and
 # the limits inside the tests that follow from them (perftest's per-pair
 # limit, the pyverbs run's)
@@ -40,5 +44,5 @@ export SROCE_TEARDOWN_ROUNDS SROCE_TEARDOWN_HEAVY_ROUNDS SROCE_RINGS_ROUNDS
 export SROCE_SOAK_LOOPS SROCE_PERFTEST_QUICK SROCE_PINGPONG_ITERS
 # the whole suite plus the tests that need fault injection
 export SROCE_RUN_LIST=print-tests-debug
-echo "# debug kernel $SROCE_GUEST_ABI ($tree)"
+echo "# debug kernel ${SROCE_KERNEL:-6.1}: $SROCE_GUEST_ABI ($tree)"
 exec selftests/run.sh "$@"
