@@ -55,6 +55,7 @@ BAD_PATTERNS=(
 	'list_del corruption'
 	'stack-protector'
 	'unregister_netdevice: waiting for'	# netdev refcount leak
+	'NETDEV WATCHDOG'		# a transmit queue stopped for good: 6.12 prints it without WARNING:
 )
 
 # Lines that match a bad pattern but are known to be harmless on the guest
