@@ -20,10 +20,9 @@ export SROCE_KERNEL=$kernel
 case $set in
 core)
 	export SROCE_RUN_LIST=print-tests-core
-	# Every kind of teardown still runs under every load; the many
-	# rounds that make test's 6.1 boot spends on chance are not repeated.
-	: "${SROCE_TEARDOWN_ROUNDS:=4}" "${SROCE_TEARDOWN_HEAVY_ROUNDS:=1}"
-	export SROCE_TEARDOWN_ROUNDS SROCE_TEARDOWN_HEAVY_ROUNDS ;;
+	# Every kind of teardown still runs under every load; the rounds
+	# that make test's 6.1 boot spends on chance are not repeated.
+	export SROCE_TEARDOWN_ROUNDS=4 SROCE_TEARDOWN_HEAVY_ROUNDS=1 ;;
 full)	export SROCE_RUN_LIST=print-tests ;;
 *)	echo "test-kernel: core or full, not '$set'" >&2; exit 2 ;;
 esac

@@ -75,6 +75,12 @@ host_tap "" selftests/unit/bench_report_test.sh
 
 host_check "selftest programs build" make -s -C selftests all
 
+# Teardown under traffic: make soak runs 50 rounds of each kind (and the
+# test's own default); a plain make test runs enough of each to cover every
+# kind under every load.
+: "${SROCE_TEARDOWN_ROUNDS:=10}" "${SROCE_TEARDOWN_HEAVY_ROUNDS:=2}"
+export SROCE_TEARDOWN_ROUNDS SROCE_TEARDOWN_HEAVY_ROUNDS
+
 # make check rebuilt the module with W=1: rebuild it plainly for the guest.
 kernel=${SROCE_KERNEL:-6.1}
 scripts/kbuild.sh "$kernel" modules >/dev/null
