@@ -69,10 +69,54 @@ bench: setup
 	$(MAKE) -C $(TOP) module
 	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick)
 
+# Installing on a host (README, "Installing on a Debian 12 host"):
+#   make install        build against the running kernel's headers and
+#                       install the module (/lib/modules/K/extra on 6.1,
+#                       updates on 6.12), then depmod
+#   make uninstall      remove what make install put there, then depmod
+#       Both take KERNELRELEASE=K for another kernel whose headers are
+#       installed (/lib/modules/K/build).
+#   make deb            the sroce-dkms package: .cache/deb/sroce-dkms_*.deb,
+#                       built in a temporary copy and checked with lintian
+#   make dkms-install   DKMS from this tree: /usr/src/sroce-VERSION, built
+#                       and installed for the running kernel (or
+#                       KERNELRELEASE) and for every kernel installed later
+#   make dkms-uninstall dkms remove it for every kernel, delete the tree
+INSTALL_KVER = $(or $(KERNELRELEASE),$(shell uname -r))
+INSTALL_KDIR = $(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build,$(HOST_KDIR))
+# Where Kbuild's modules_install puts the module: INSTALL_MOD_DIR (extra/
+# up to 6.1, updates/ later), then its path in the tree, compressed when the
+# kernel compresses its own.  updates/dkms/ is DKMS's and stays untouched.
+INSTALLED_DIRS = $(foreach d,extra updates,/lib/modules/$(INSTALL_KVER)/$(d))
+INSTALLED_KO = $(foreach d,$(INSTALLED_DIRS),$(foreach z,.ko .ko.xz .ko.zst .ko.gz, \
+	$(d)/drivers/sroce/sroce$(z)))
+
+.PHONY: uninstall deb dkms-install dkms-uninstall
+
+# CONFIG_MODULE_SIG_ALL=: Debian's headers hold no signing key (Debian signs
+# its kernels' modules when it builds them), so the kernel's signing step
+# could only fail with SSL errors.  DKMS signs with its own key instead.
 install:
-	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules
-	$(MAKE) -C $(HOST_KDIR) M=$(TOP) modules_install
-	depmod -a $(shell uname -r)
+	$(MAKE) -C $(INSTALL_KDIR) M=$(TOP) modules
+	$(MAKE) -C $(INSTALL_KDIR) M=$(TOP) CONFIG_MODULE_SIG_ALL= modules_install
+	depmod -a $(INSTALL_KVER)
+
+# The directories go too when nothing else is left in them.
+uninstall:
+	rm -f $(INSTALLED_KO)
+	for d in $(INSTALLED_DIRS); do \
+		rmdir "$$d/drivers/sroce" "$$d/drivers" "$$d" 2>/dev/null || true; \
+	done
+	depmod -a $(INSTALL_KVER)
+
+deb:
+	$(TOP)/scripts/mkdeb.sh $(CACHE)/deb
+
+dkms-install:
+	$(TOP)/scripts/dkms.sh install $(KERNELRELEASE)
+
+dkms-uninstall:
+	$(TOP)/scripts/dkms.sh uninstall
 
 # Kbuild's clean would also delete the guest kernel's modules under .cache/.
 clean:
