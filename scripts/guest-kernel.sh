@@ -21,8 +21,11 @@
 #	the uncompressed kernel; print the ABI.  The .deb is unpacked with
 #	dpkg -x, never installed: this machine's own kernel stays untouched.
 #	A damaged tree (see verify) is unpacked again from the kept .deb.
+#	lib/modules/ABI/build points at /usr/src/linux-headers-ABI, as
+#	Debian's headers package makes it on a real host.
 # guest-kernel.sh verify KTREE ABI
-#	Exit 0 iff the unpacked tree is complete.
+#	Exit 0 iff the unpacked tree is complete.  Adds the build link to a
+#	tree unpacked before fetch made it.
 #
 # Why vmlinux: qemu boots an ELF kernel through its PVH entry point, which
 # skips the BIOS boot path and the in-guest XZ decompression; under TCG that
@@ -105,9 +108,24 @@ ensure_vmlinux() {
 	fi
 }
 
+# The guest sees lib/modules/ABI of the unpacked tree at /lib/modules/ABI
+# (scripts/guest-init.sh), over the directory where Debian's headers
+# package puts the link /lib/modules/ABI/build -> /usr/src/linux-headers-ABI
+# on a real host; DKMS and any other build for the running kernel look
+# there.  The guest's root is this machine's, so the headers are there.
+# depmod never descends into "build", and nothing deletes through a link.
+# Never fails: a tree without the link is still a complete tree.
+ensure_build_link() {
+	local mod=$1/lib/modules/$2
+	[[ -L $mod/build || ! -d $mod ]] && return 0
+	ln -s "/usr/src/linux-headers-$2" "$mod/build" 2>/dev/null || true
+}
+
 # Is the unpacked tree complete?  Kbuild's `make clean` with M= pointing at
 # the repo deletes every *.ko and modules.order below it, .cache/ included,
 # so this checks every module named in modules.order, not just a stamp.
+# A complete tree also gets the build link, which trees unpacked before
+# fetch made it lack: every guest boot checks its tree here first.
 verify() {
 	local dir=$1 abi=$2 mod m
 	mod=$dir/lib/modules/$abi
@@ -117,6 +135,7 @@ verify() {
 	while read -r m; do
 		[[ -f $mod/$m || -f $mod/$m.xz || -f $mod/$m.zst ]] || return 1
 	done <"$mod/modules.order"
+	ensure_build_link "$dir" "$abi"
 }
 
 # The .deb is kept (~70 MB) so a damaged tree is restored without a download.
@@ -149,6 +168,7 @@ fetch() {
 	dpkg -x "$deb" "$tmp/root"
 	[[ -f $tmp/root/boot/vmlinuz-$abi ]] || die "no boot/vmlinuz-$abi in $deb"
 	depmod -b "$tmp/root" "$abi"
+	ensure_build_link "$tmp/root" "$abi"
 	rm -rf "$dir"
 	mv "$tmp/root" "$dir"
 	touch "$dir/.unpacked"
