@@ -22,7 +22,10 @@ core)
 	export SROCE_RUN_LIST=print-tests-core
 	# Every kind of teardown still runs under every load; the rounds
 	# that make test's 6.1 boot spends on chance are not repeated.
-	export SROCE_TEARDOWN_ROUNDS=4 SROCE_TEARDOWN_HEAVY_ROUNDS=1 ;;
+	export SROCE_TEARDOWN_ROUNDS=4 SROCE_TEARDOWN_HEAVY_ROUNDS=1
+	# perftest's quick set: every tool, the -a sweeps only without -R
+	# and -q 4.
+	export SROCE_PERFTEST_QUICK=1 ;;
 full)	export SROCE_RUN_LIST=print-tests ;;
 *)	echo "test-kernel: core or full, not '$set'" >&2; exit 2 ;;
 esac
