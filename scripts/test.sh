@@ -89,6 +89,11 @@ scripts/kbuild.sh "$kernel" modules >/dev/null
 after="scripts/test-checked.sh"
 [ -n "${SROCE_SKIP_PAIR:-}" ] ||
 	after+=";selftests/pair/run.sh;selftests/pair/run.sh --link udp lossy_link.sh"
+if [ -z "${SROCE_KERNEL:-}" ]; then
+	# perftest's -a sweeps over rdma_cm and 4 QPs (several minutes)
+	# run with make test KERNEL=...; CI runs the quick set everywhere.
+	export SROCE_PERFTEST_QUICK=${SROCE_PERFTEST_QUICK:-1}
+fi
 if [ -z "${SROCE_KERNEL:-}" ] && [ -z "${SROCE_SKIP_KERNELS:-}" ]; then
 	after+=";scripts/test-kernel.sh 6.12 core"
 	[ -n "${SROCE_SKIP_PAIR:-}" ] || after+=";scripts/test-kernels-pair.sh"
