@@ -39,7 +39,9 @@ void sroce_fault_exit(void)
 {
 	debugfs_remove_recursive(sroce_fault_dir);
 	sroce_fault_dir = NULL;
+#ifdef SROCE_HAVE_FAULT_ATTR_DENTRY
 	/* fault_create_debugfs_attr() kept a reference for its reports. */
 	dput(sroce_fault_attr.dname);
 	sroce_fault_attr.dname = NULL;
+#endif
 }
