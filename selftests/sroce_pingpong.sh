@@ -8,6 +8,9 @@ set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
 ITERS=${SROCE_PINGPONG_ITERS:-200}
+# one pingpong's limit, s: the debug kernels (SROCE_TIMEOUT_SCALE=3) need
+# more; the first on the PREEMPT_RT one took over 60 s
+LIMIT=$((60 * ${SROCE_TIMEOUT_SCALE:-1}))
 PROGS="ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong"
 
 sroce_reset
@@ -28,10 +31,10 @@ pingpong() {
 	local prog=$1 gidx=$2 port=$3 extra=() slog clog spid
 	[ "$prog" = ibv_ud_pingpong ] && extra=(-s 1024)
 	slog=$(mktemp) clog=$(mktemp)
-	timeout 60 "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" >"$slog" 2>&1 &
+	timeout "$LIMIT" "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" >"$slog" 2>&1 &
 	spid=$!
 	sroce_wait_listen "$port"
-	timeout 60 "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" 127.0.0.1 >"$clog" 2>&1
+	timeout "$LIMIT" "$prog" -d sroce0 -g "$gidx" -p "$port" -n "$ITERS" -c "${extra[@]}" 127.0.0.1 >"$clog" 2>&1
 	local crc=$?
 	wait "$spid"
 	local src=$?
