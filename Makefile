@@ -9,7 +9,8 @@
 #                   6.1 and the core set on 6.12 and 6.12-rt (what CI runs)
 #   make test KERNEL=K  the whole suite on one kernel: 6.1, 6.12 or 6.12-rt
 #   make test-debug the guest suite on a debug kernel (KASAN, lockdep,
-#                   kmemleak, ...) built from linux-source-6.1 (cached)
+#                   kmemleak, ...) built from linux-source-6.1 (cached);
+#                   KERNEL=6.12 or 6.12-rt: from linux-source-6.12
 #   make soak       pyverbs in a loop for DURATION seconds (default 3600),
 #                   then 50 rounds of each teardown under traffic
 #   make demo       set-up, build, boot a guest and show sroce0 at work
