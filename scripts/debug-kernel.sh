@@ -20,7 +20,7 @@
 # lands in the series' directory and is reused while the source package
 # and the fragments are unchanged (a stamp records them); a fresh build
 # takes about 15-30 minutes on 2 cores (28 on 5 Dec, unpacking included),
-# 6.12-rt 80 minutes at nice 19 beside a busy test VM.
+# 6.12-rt 58 minutes at nice 19 beside a busy test VM (7 Dec).
 #
 #   build   build if needed; print the guest tree (as .cache/guest/ABI is)
 #   tree    print the guest tree, fail if it is not built
