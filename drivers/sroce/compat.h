@@ -58,4 +58,24 @@ static inline long sroce_get_user_pages_remote(struct mm_struct *mm,
 #endif
 }
 
+/*
+ * fault_create_debugfs_attr() keeps a reference to the directory's dentry
+ * in the attribute for its reports (SROCE_HAVE_FAULT_ATTR_DENTRY), which
+ * its owner drops; later kernels keep a copy of the name instead.
+ */
+#ifdef SROCE_HAVE_FAULT_ATTR_DENTRY
+#include <linux/dcache.h>
+#include <linux/fault-inject.h>
+#else
+struct fault_attr;
+#endif
+
+static inline void sroce_fault_attr_put_dname(struct fault_attr *attr)
+{
+#ifdef SROCE_HAVE_FAULT_ATTR_DENTRY
+	dput(attr->dname);
+	attr->dname = NULL;
+#endif
+}
+
 #endif /* SROCE_COMPAT_H */

@@ -6,6 +6,7 @@
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 
+#include "compat.h"
 #include "fault.h"
 
 static DECLARE_FAULT_ATTR(sroce_fault_attr);
@@ -39,9 +40,5 @@ void sroce_fault_exit(void)
 {
 	debugfs_remove_recursive(sroce_fault_dir);
 	sroce_fault_dir = NULL;
-#ifdef SROCE_HAVE_FAULT_ATTR_DENTRY
-	/* fault_create_debugfs_attr() kept a reference for its reports. */
-	dput(sroce_fault_attr.dname);
-	sroce_fault_attr.dname = NULL;
-#endif
+	sroce_fault_attr_put_dname(&sroce_fault_attr);
 }
