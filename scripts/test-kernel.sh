@@ -4,8 +4,9 @@
 # test-kernel.sh KERNEL core|full: one boot of the guest suite on another
 # supported kernel (scripts/guest-kernel.sh list), with sroce built for it.
 #   core   selftests/Makefile's TEST_PROGS_CORE, teardown under traffic cut
-#          to a few rounds of each kind: what make test runs on 6.12 and
-#          6.12-rt beside the whole suite on 6.1
+#          to a few rounds of each kind, and on 6.12 the package path
+#          (sroce_dkms.sh): what make test runs on 6.12 and 6.12-rt beside
+#          the whole suite on 6.1
 #   full   the whole list (TEST_PROGS)
 # Run by scripts/test.sh through selftests/run.sh's SROCE_RUN_AFTER; prints
 # the results as run.sh does, ending with "N passed, N failed, N skipped".
@@ -40,4 +41,11 @@ if ! log=$(scripts/kbuild.sh "$kernel" modules 2>&1); then
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-exec selftests/run.sh
+tests=()
+if [[ $set == core && $kernel != *-rt ]]; then
+	# The package path (apt-get install of make deb's .deb, DKMS
+	# building in the guest) on 6.1 and 6.12; rt runs what 6.12 built.
+	mapfile -t tests < <(make -s --no-print-directory -C selftests print-tests-core)
+	tests+=(sroce_dkms.sh)
+fi
+exec selftests/run.sh "${tests[@]}"
