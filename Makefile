@@ -71,6 +71,7 @@ bench: setup
 	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick)
 
 # Installing on a host (README, "Installing on a Debian 12 host"):
+#   make install-deb    apt-get what is needed, make deb, apt-get install it
 #   make install        build against the running kernel's headers and
 #                       install the module (/lib/modules/K/extra on 6.1,
 #                       updates on 6.12), then depmod
@@ -92,7 +93,7 @@ INSTALLED_DIRS = $(foreach d,extra updates,/lib/modules/$(INSTALL_KVER)/$(d))
 INSTALLED_KO = $(foreach d,$(INSTALLED_DIRS),$(foreach z,.ko .ko.xz .ko.zst .ko.gz, \
 	$(d)/drivers/sroce/sroce$(z)))
 
-.PHONY: uninstall deb dkms-install dkms-uninstall
+.PHONY: uninstall deb install-deb dkms-install dkms-uninstall
 
 # CONFIG_MODULE_SIG_ALL=: Debian's headers hold no signing key (Debian signs
 # its kernels' modules when it builds them), so the kernel's signing step
@@ -112,6 +113,16 @@ uninstall:
 
 deb:
 	$(TOP)/scripts/mkdeb.sh $(CACHE)/deb
+
+# One command on a Debian 12 host: what building the package and running
+# sroce need (the running kernel's headers, rdma-core), the package, and
+# the package installed, so DKMS builds sroce for the running kernel.
+install-deb:
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		linux-headers-$(shell uname -r) dkms debhelper dh-dkms fakeroot \
+		lintian rdma-core ibverbs-utils ibverbs-providers iproute2
+	$(TOP)/scripts/mkdeb.sh $(CACHE)/deb
+	apt-get install -y $(CACHE)/deb/sroce-dkms_*_all.deb
 
 dkms-install:
 	$(TOP)/scripts/dkms.sh install $(KERNELRELEASE)

@@ -88,7 +88,7 @@ start_pyverbs() {
 	# shellcheck disable=SC2086
 	(cd "$PYV/tests" && exec python3 run_tests.py --dev sroce0 --gid "$IDX" $PYV_TESTS) >/dev/null 2>&1 &
 	PIDS+=($!)
-	wait_for "pyverbs QPs" 60 more_qps_than "$qps" >/dev/null
+	wait_for "pyverbs QPs" 120 more_qps_than "$qps" >/dev/null
 }
 
 # A lost controller is given up after 2 s: the round disconnects it anyway.
