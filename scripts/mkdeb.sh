@@ -70,10 +70,15 @@ main() {
 	}
 	deb=$tmp/sroce-dkms_${ver}_all.deb
 	[[ -f $deb ]] || die "dpkg-buildpackage made no $(basename "$deb")"
+	# Replaced by a rename, never missing for a moment: a guest test may
+	# be reading OUTDIR while another make deb runs.
 	mkdir -p "$OUTDIR"
-	rm -f "$OUTDIR"/sroce-dkms_*.deb
-	cp "$deb" "$OUTDIR/"
+	cp "$deb" "$OUTDIR/.$(basename "$deb").tmp"
+	mv -f "$OUTDIR/.$(basename "$deb").tmp" "$OUTDIR/$(basename "$deb")"
 	deb=$OUTDIR/$(basename "$deb")
+	for f in "$OUTDIR"/sroce-dkms_*.deb; do
+		[[ $f == "$deb" ]] || rm -f "$f"
+	done
 	echo "mkdeb: $deb"
 	# The files it ships, the DKMS source tree summed up in one line.
 	dpkg-deb --contents "$deb" | awk '
