@@ -114,13 +114,13 @@ build_kernel() {
 # sroce.ko for the debug kernel, built from a copy of the module sources so
 # that the normal build's objects are left alone.
 build_module() {
-	local kver tree
+	local kver tree f
 	kver=$(cat "$D/abi")
 	tree=$D/guest/$kver
 	rm -rf "$D/mod"
-	mkdir -p "$D/mod"
-	cp -r "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" "$D/mod/"
-	find "$D/mod" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
+	while IFS= read -r f; do
+		install -D -m 0644 "$REPO/$f" "$D/mod/$f"
+	done < <("$REPO/scripts/kbuild.sh" --sources)
 	make -s -C "$D/build" M="$D/mod" modules >>"$D/build.log" 2>&1 ||
 		{ tail -30 "$D/build.log" >&2; die "sroce.ko build failed"; }
 	cp "$D/mod/drivers/sroce/sroce.ko" "$D/sroce.ko"

@@ -39,12 +39,9 @@ version() {
 	echo "$deb"
 }
 
-# The same selection scripts/kbuild.sh copies for its per-kernel builds:
-# sources only, never build products (*.mod.c is one).
+# What every copy of the module's sources takes (scripts/kbuild.sh).
 files() {
-	cd "$REPO"
-	find Kbuild drivers include -type f \( -name Kbuild -o -name '*.[ch]' \) \
-		! -name '*.mod.c' | LC_ALL=C sort
+	"$REPO/scripts/kbuild.sh" --sources
 }
 
 copy() {

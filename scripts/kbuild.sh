@@ -7,6 +7,12 @@
 #	`kbuild.sh 6.12 modules`.
 # kbuild.sh --ko KERNEL
 #	Print the path of the sroce.ko that `kbuild.sh KERNEL modules` makes.
+# kbuild.sh --sources
+#	Print what the module build needs, one path per line relative to the
+#	repo: the top Kbuild, the Kbuild files and C sources under drivers/
+#	and include/, never a build product (*.mod.c is one).  The copies
+#	below, DKMS's source tree and the debug kernel's module build take
+#	exactly these.
 #
 # Kbuild builds an external module in its source tree, so two kernels'
 # objects cannot share one: 6.1, the default kernel, builds in the tree
@@ -32,26 +38,33 @@ build_dir() {
 	echo "$REPO/.cache/build/$abi"
 }
 
+sources() {
+	cd "$REPO"
+	find Kbuild drivers include -type f \( -name Kbuild -o -name '*.[ch]' \) \
+		! -name '*.mod.c' | LC_ALL=C sort
+}
+
 # Copy the module's sources into DIR where they differ.
 sync_sources() {
 	local dir=$1 f
 	mkdir -p "$dir"
-	cd "$REPO"
 	while IFS= read -r f; do
-		cmp -s "$f" "$dir/$f" && continue
+		cmp -s "$REPO/$f" "$dir/$f" && continue
 		mkdir -p "$dir/$(dirname "$f")"
-		cp -p "$f" "$dir/$f"
-	done < <(find Kbuild drivers include -type f \
-		 \( -name Kbuild -o -name '*.[ch]' \) ! -name '*.mod.c')
-	cd - >/dev/null
+		cp -p "$REPO/$f" "$dir/$f"
+	done < <(sources)
 }
 
+if [[ ${1:-} == --sources ]]; then
+	sources
+	exit 0
+fi
 if [[ ${1:-} == --ko ]]; then
 	[[ $# -eq 2 ]] || die "usage: kbuild.sh --ko KERNEL"
 	echo "$(build_dir "$2")/drivers/sroce/sroce.ko"
 	exit 0
 fi
-[[ $# -ge 1 ]] || die "usage: kbuild.sh KERNEL [MAKE_ARG...] | --ko KERNEL"
+[[ $# -ge 1 ]] || die "usage: kbuild.sh KERNEL [MAKE_ARG...] | --ko KERNEL | --sources"
 kernel=$1
 shift
 abi=$("$REPO/scripts/guest-kernel.sh" abi "$kernel")

@@ -362,8 +362,14 @@ main() {
 	[[ $LINK != unix ]] || with_link_fds "$@"
 	load_guest_kernel a "$KERNEL_A"
 	KO_A=$KO
-	[[ -n $KO_SET ]] || KO=
-	load_guest_kernel b "$KERNEL_B"
+	if [[ $KERNEL_B == "$KERNEL_A" ]]; then
+		# One kernel tree, set up once, booted twice.
+		G_KTREE[b]=${G_KTREE[a]} G_ABI[b]=${G_ABI[a]} G_INITRD[b]=${G_INITRD[a]}
+		G_MODDIR[b]=${G_MODDIR[a]} G_KERNEL[b]=${G_KERNEL[a]} G_NAME[b]=${G_NAME[a]}
+	else
+		[[ -n $KO_SET ]] || KO=
+		load_guest_kernel b "$KERNEL_B"
+	fi
 	trap cleanup EXIT
 	trap 'kill_guests; echo "vm-pair: interrupted" >&2; exit 130' INT TERM
 	make_out_dirs
