@@ -32,6 +32,7 @@
 #include "counters.h"
 #include "mcast.h"
 #include "qp.h"
+#include "qp_verbs.h"
 #include "verbs.h"
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Queue pairs: the object, its rings and the IB state machine. The
- * transport (requester, responder, completer) builds on this.
+ * Queue pairs: the object, with the state of its rings and of its engine.
+ * The transport (requester, responder, completer) builds on this; the
+ * verbs (qp_verbs.c) on both.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -197,8 +198,5 @@ bool sroce_qp_takes_packets(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
-void sroce_qp_fail_all(struct sroce_dev *sdev);
-
-extern const struct ib_device_ops sroce_qp_ops;
 
 #endif /* SROCE_QP_H */

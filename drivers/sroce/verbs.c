@@ -22,7 +22,7 @@
 #include "mr.h"
 #include "mw.h"
 #include "pd.h"
-#include "qp.h"
+#include "qp_verbs.h"
 #include "queue.h"
 #include "restrack.h"
 #include "srq.h"
