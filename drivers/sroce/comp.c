@@ -123,7 +123,7 @@ void sroce_comp_retire(struct sroce_qp *qp)
 		ok = sroce_comp_cqe(qp, w->wr_id, w->opcode, w->status,
 				    w->length, sroce_signaled(qp, w));
 		if (w->status != IB_WC_SUCCESS || !ok) {
-			sroce_qp_error(qp);
+			sroce_task_qp_error(qp);
 			break;
 		}
 	}

@@ -2,11 +2,10 @@
 /*
  * The QP object as the layers above it see it: its state, and finding it
  * by number. The verbs that create, change and destroy QPs are in
- * qp_verbs.c; the engine that moves their packets in task.c and below.
+ * qp_verbs.c; the engine that moves their packets in task.c.
  */
 #include "sroce.h"
 #include "qp.h"
-#include "task.h"
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
 {
@@ -25,12 +24,16 @@ bool sroce_qp_takes_packets(struct sroce_qp *qp)
 }
 
 /**
- * sroce_qp_error - move a QP to the error state after a fatal error
+ * sroce_qp_set_error - move a QP to the error state after a fatal error
  * @qp: the QP
  *
+ * Tells the consumer (IB_EVENT_QP_FATAL) when the state changed; the
+ * engine's flush is the caller's to start (sroce_task_qp_error()).
+ *
  * Context: any.
+ * Return: true when the QP entered the error state now.
  */
-void sroce_qp_error(struct sroce_qp *qp)
+bool sroce_qp_set_error(struct sroce_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -47,11 +50,9 @@ void sroce_qp_error(struct sroce_qp *qp)
 		qp->attr.qp_state = IB_QPS_ERR;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!changed)
-		return;
-	if (qp->ibqp.event_handler)
+	if (changed && qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	sroce_task_sched(qp);
+	return changed;
 }
 
 /**

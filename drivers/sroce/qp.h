@@ -197,6 +197,6 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 bool sroce_qp_takes_packets(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp);
+bool sroce_qp_set_error(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

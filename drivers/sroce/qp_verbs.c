@@ -21,7 +21,6 @@
 #include "net.h"
 #include "qp.h"
 #include "qp_verbs.h"
-#include "req.h"
 #include "resp.h"
 #include "srq.h"
 #include "task.h"
@@ -116,44 +115,6 @@ static void sroce_qp_cleanup_rings(struct sroce_qp *qp)
 }
 
 /*
- * WQE copies kept in flight by the requester: at most this many, and at
- * first only a few. The requester doubles the array when a QP keeps more
- * WQEs in flight (sroce_req_fill()), so an idle or lightly used QP does
- * not pay for 128 copies.
- */
-#define SROCE_MAX_INFLIGHT_WQES	128
-#define SROCE_FIRST_INFLIGHT_WQES	2
-
-/* The engine's memory: WQE copies, the receive WQE copy, READ resources. */
-static int sroce_qp_init_engine(struct sroce_qp *qp)
-{
-	u32 n = min_t(u32, qp->sq.index_mask + 1, SROCE_MAX_INFLIGHT_WQES);
-	size_t elem = roundup_pow_of_two(sroce_swqe_size(qp->sq_max_sge,
-							  qp->sq_max_inline));
-	u32 rq_sge = qp->srq ? qp->srq->max_sge : qp->rq_max_sge;
-	int err;
-
-	sroce_task_qp_init(qp);
-	sroce_window_reset(&qp->req.window);
-	err = sroce_txflow_qp_init(qp);
-	if (err)
-		return err;
-	qp->swqe_max = n;
-	n = min_t(u32, n, SROCE_FIRST_INFLIGHT_WQES);
-	qp->swqe_mask = n - 1;
-	qp->swqe_shift = ilog2(elem);
-	if (((size_t)n << qp->swqe_shift) <= sizeof(qp->swqe_first))
-		qp->swqes = qp->swqe_first;
-	else
-		qp->swqes = sroce_kvzalloc((size_t)n << qp->swqe_shift,
-					   GFP_KERNEL);
-	qp->resp.rwqe = sroce_kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
-	if (!qp->swqes || !qp->resp.rwqe)
-		return -ENOMEM;
-	return 0;
-}
-
-/*
  * The READ/ATOMIC resources of an RC QP, allocated (outside qp->lock) for
  * the modify that first gives max_dest_rd_atomic, which INIT -> RTR must.
  * The array is never replaced: the responder may hold a pointer into it.
@@ -169,14 +130,6 @@ static struct sroce_rd_res *sroce_qp_alloc_res(struct sroce_qp *qp,
 					attr->max_dest_rd_atomic)),
 			 SROCE_RD_RES_MIN, SROCE_RD_RES_MAX);
 	return sroce_kcalloc(*count, sizeof(struct sroce_rd_res), GFP_KERNEL);
-}
-
-static void sroce_qp_free_engine(struct sroce_qp *qp)
-{
-	sroce_txflow_unbind(qp);
-	kfree(qp->resp.res);
-	kfree(qp->resp.rwqe);
-	sroce_swqes_free(qp);
 }
 
 static void sroce_qp_get_cap(struct sroce_qp *qp, struct ib_qp_cap *cap)
@@ -256,7 +209,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_rings(qp, init, sroce_uctx(udata));
 	if (err)
 		goto err_unreserve;
-	err = sroce_qp_init_engine(qp);
+	err = sroce_task_qp_init(qp);
 	if (err)
 		goto err_engine;
 	if (udata) {
@@ -269,7 +222,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_engine:
-	sroce_qp_free_engine(qp);
+	sroce_task_qp_free(qp);
 	sroce_qp_cleanup_rings(qp);
 err_unreserve:
 	sroce_pool_unpublish(&sdev->qp_pool, &qp->elem);
@@ -363,39 +316,6 @@ static void sroce_qp_store_attr(struct sroce_qp *qp,
 	}
 }
 
-/* Drop every WQE not yet consumed: RESET forgets all outstanding work. */
-static void sroce_qp_discard_work(struct sroce_qp *qp)
-{
-	sroce_queue_discard(&qp->sq);
-	if (!qp->srq)
-		sroce_queue_discard(&qp->rq);
-}
-
-/* RESET forgets all outstanding work and transport state. */
-static void sroce_qp_reset_engine(struct sroce_qp *qp)
-{
-	sroce_qp_discard_work(qp);
-	qp->req.index = qp->sq.cons;
-	qp->req.snap = qp->sq.cons;
-	qp->req.offset = 0;
-	qp->req.rd_atomic = 0;
-	qp->req.noack_pkts = 0;
-	qp->req.retry_since = 0;
-	qp->req.psn_hi = qp->req.psn;
-	sroce_window_reset(&qp->req.window);
-	qp->comp.went_back = false;
-	qp->comp.probed = false;
-	qp->rnr_wait = false;
-	qp->resp.have_rwqe = false;
-	qp->resp.in_msg = 0;
-	qp->resp.drop_msg = false;
-	qp->resp.nak_sent = false;
-	qp->resp.cur_read = NULL;
-	qp->resp.msn = 0;
-	if (qp->resp.res)
-		memset(qp->resp.res, 0, qp->resp.res_count * sizeof(*qp->resp.res));
-}
-
 static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			   int mask, const struct rxe_av *av)
 {
@@ -423,7 +343,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		WRITE_ONCE(qp->state, attr->qp_state);
 		qp->attr.qp_state = attr->qp_state;
 		if (attr->qp_state == IB_QPS_RESET)
-			sroce_qp_reset_engine(qp);
+			sroce_task_reset_state(qp);
 	}
 }
 
@@ -517,12 +437,9 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	/* Entering RTS may start posted work; entering ERR flushes it. */
 	if ((mask & IB_QP_STATE) && !to_reset)
 		sroce_task_sched(qp);
-	/* The next path, after RESET, may lead to another destination. */
-	if (to_reset)
-		sroce_txflow_qp_reset(qp);
 out:
 	if (to_reset)
-		sroce_task_reset_end(qp);
+		sroce_task_reset_end(qp, !err);
 	kfree(res);		/* unused, or a concurrent modify's came first */
 	sroce_txflow_put(sdev, flow);	/* unused, or it kept its own */
 	return err;
@@ -583,7 +500,7 @@ void sroce_qp_fail_all(struct sroce_dev *sdev)
 	for (i = SROCE_MIN_QPN; (elem = sroce_pool_get_next(&sdev->qp_pool, &i)); i++) {
 		qp = container_of(elem, struct sroce_qp, elem);
 		if (!sroce_qp_talks_to_self(qp))
-			sroce_qp_error(qp);
+			sroce_task_qp_error(qp);
 		sroce_pool_put(elem);
 	}
 }
@@ -625,7 +542,7 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_pool_unpublish(&sdev->qp_pool, &qp->elem);
 	sroce_task_qp_stop(qp);
 	sroce_pool_drop_and_wait(&qp->elem);
-	sroce_qp_free_engine(qp);
+	sroce_task_qp_free(qp);
 	sroce_qp_cleanup_rings(qp);
 	return 0;
 }

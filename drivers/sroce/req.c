@@ -37,10 +37,44 @@
 /* Packets one run of the requester sends before yielding. */
 #define SROCE_REQ_BUDGET	64
 
-size_t sroce_swqe_size(u32 max_sge, u32 max_inline)
+/*
+ * WQE copies kept in flight by the requester: at most this many, and at
+ * first only a few. The requester doubles the array when a QP keeps more
+ * WQEs in flight (sroce_req_fill()), so an idle or lightly used QP does
+ * not pay for 128 copies.
+ */
+#define SROCE_MAX_INFLIGHT_WQES	128
+#define SROCE_FIRST_INFLIGHT_WQES	2
+
+static size_t sroce_swqe_size(u32 max_sge, u32 max_inline)
 {
 	return sizeof(struct sroce_swqe) +
 	       max_t(size_t, max_sge * sizeof(struct rxe_sge), max_inline);
+}
+
+/**
+ * sroce_swqes_init - the first array of WQE copies of a QP being created
+ * @qp: the QP, its send queue set up
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM (sroce_swqes_free() then undoes it).
+ */
+int sroce_swqes_init(struct sroce_qp *qp)
+{
+	u32 n = min_t(u32, qp->sq.index_mask + 1, SROCE_MAX_INFLIGHT_WQES);
+	size_t elem = roundup_pow_of_two(sroce_swqe_size(qp->sq_max_sge,
+							  qp->sq_max_inline));
+
+	qp->swqe_max = n;
+	n = min_t(u32, n, SROCE_FIRST_INFLIGHT_WQES);
+	qp->swqe_mask = n - 1;
+	qp->swqe_shift = ilog2(elem);
+	if (((size_t)n << qp->swqe_shift) <= sizeof(qp->swqe_first))
+		qp->swqes = qp->swqe_first;
+	else
+		qp->swqes = sroce_kvzalloc((size_t)n << qp->swqe_shift,
+					   GFP_KERNEL);
+	return qp->swqes ? 0 : -ENOMEM;
 }
 
 struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)

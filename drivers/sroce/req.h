@@ -65,8 +65,8 @@ static inline const struct rxe_sge *sroce_swqe_sge(const struct sroce_swqe *w)
 }
 
 struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index);
+int sroce_swqes_init(struct sroce_qp *qp);
 void sroce_swqes_free(struct sroce_qp *qp);
-size_t sroce_swqe_size(u32 max_sge, u32 max_inline);
 /* READ and atomics use one of the responder's resources (max_rd_atomic). */
 static inline bool sroce_is_rd_atomic(u32 opcode)
 {

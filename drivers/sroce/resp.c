@@ -170,7 +170,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	wc->port_num = 1;
 	qp->resp.have_rwqe = false;
 	if (sroce_cq_post(qp->rcq, wc, solicited))
-		sroce_qp_error(qp);
+		sroce_task_qp_error(qp);
 	sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RDMA_RECVS);
 }
 
@@ -183,7 +183,7 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 	};
 
 	sroce_resp_complete(qp, &wc, false);
-	sroce_qp_error(qp);
+	sroce_task_qp_error(qp);
 }
 
 /*
@@ -490,7 +490,7 @@ static bool sroce_resp_read_some(struct sroce_qp *qp)
 		if (err) {	/* an ODP page is not there */
 			sroce_send_ack(qp, SROCE_AETH_NAK_REM_ACCESS_ERR,
 				       qp->resp.cur_read_psn);
-			sroce_qp_error(qp);
+			sroce_task_qp_error(qp);
 			goto stop;
 		}
 		if (!skb)
@@ -776,7 +776,7 @@ static void sroce_resp_finish(struct sroce_qp *qp, struct sk_buff *skb,
 		if (ret != SROCE_RESP_RNR) {
 			qp->resp.in_msg = 0;
 			if (rc)
-				sroce_qp_error(qp);
+				sroce_task_qp_error(qp);
 		}
 		if (!rc)	/* UC: the rest of this message is lost */
 			qp->resp.drop_msg = !(f & SROCE_OPF_LAST);

@@ -58,11 +58,15 @@
 #include "sroce.h"
 #include "comp.h"
 #include "counters.h"
+#include "fault.h"
 #include "pkt.h"
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
+#include "srq.h"
 #include "task.h"
+#include "txflow.h"
+#include "wqe.h"
 
 #define SROCE_WORK_ROUNDS	16
 #define SROCE_SOFTIRQ_ROUNDS	2	/* the packet's round, one to see it idle */
@@ -428,9 +432,21 @@ void sroce_task_doorbell(struct sroce_qp *qp)
 	sroce_inline_end(&ctx);
 }
 
-void sroce_task_qp_init(struct sroce_qp *qp)
+/**
+ * sroce_task_qp_init - set up the engine of a QP being created
+ * @qp: the QP, its rings set up
+ *
+ * The scheduling, the timers, the transmit flow control and the engine's
+ * memory: the WQE copies and the receive WQE copy. The READ/ATOMIC
+ * resources come with the modify that first needs them.
+ *
+ * Context: process context.
+ * Return: 0 or a negative errno; either way sroce_task_qp_free() undoes it.
+ */
+int sroce_task_qp_init(struct sroce_qp *qp)
 {
-	int s;
+	u32 rq_sge = qp->srq ? qp->srq->max_sge : qp->rq_max_sge;
+	int s, err;
 
 	INIT_WORK(&qp->work, sroce_qp_work);
 	for (s = 0; s < SROCE_SIDES; s++)
@@ -439,6 +455,15 @@ void sroce_task_qp_init(struct sroce_qp *qp)
 	skb_queue_head_init(&qp->resp_pkts);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
+	sroce_window_reset(&qp->req.window);
+	err = sroce_txflow_qp_init(qp);
+	if (err)
+		return err;
+	err = sroce_swqes_init(qp);
+	qp->resp.rwqe = sroce_kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
+	if (err || !qp->resp.rwqe)
+		return -ENOMEM;
+	return 0;
 }
 
 /**
@@ -565,19 +590,63 @@ void sroce_task_reset_begin(struct sroce_qp *qp)
 	WRITE_ONCE(qp->retry_timer_fired, false);
 }
 
+/* Drop every WQE not yet consumed: RESET forgets all outstanding work. */
+static void sroce_discard_work(struct sroce_qp *qp)
+{
+	sroce_queue_discard(&qp->sq);
+	if (!qp->srq)
+		sroce_queue_discard(&qp->rq);
+}
+
 /**
- * sroce_task_reset_end - let the engine of a QP in RESET run again
- * @qp: the QP, its state now RESET
+ * sroce_task_reset_state - forget all outstanding work and transport state
+ * @qp: the QP entering RESET, both sides held by sroce_task_reset_begin()
+ *
+ * Context: under qp->lock, with the state change.
+ */
+void sroce_task_reset_state(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	sroce_discard_work(qp);
+	qp->req.index = qp->sq.cons;
+	qp->req.snap = qp->sq.cons;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	qp->req.noack_pkts = 0;
+	qp->req.retry_since = 0;
+	qp->req.psn_hi = qp->req.psn;
+	sroce_window_reset(&qp->req.window);
+	qp->comp.went_back = false;
+	qp->comp.probed = false;
+	qp->rnr_wait = false;
+	qp->resp.have_rwqe = false;
+	qp->resp.in_msg = 0;
+	qp->resp.drop_msg = false;
+	qp->resp.nak_sent = false;
+	qp->resp.cur_read = NULL;
+	qp->resp.msn = 0;
+	if (qp->resp.res)
+		memset(qp->resp.res, 0, qp->resp.res_count * sizeof(*qp->resp.res));
+}
+
+/**
+ * sroce_task_reset_end - let the engine of a QP run again after a modify
+ * @qp: the QP
+ * @entered: the modify moved it to RESET (it may have failed instead)
  *
  * Packets queued before the RESET belong to the old connection: they go
- * now rather than meet the next one. One that was accepted just before
+ * now rather than meet the next one, and so does the flow of an RC or UC
+ * QP. One that was accepted just before
  * the state changed and is queued after this finds the QP in RESET and
  * is dropped by the side that dequeues it.
  *
  * Context: process context, after sroce_task_reset_begin().
  */
-void sroce_task_reset_end(struct sroce_qp *qp)
+void sroce_task_reset_end(struct sroce_qp *qp, bool entered)
 {
+	/* The next path, after RESET, may lead to another destination. */
+	if (entered)
+		sroce_txflow_qp_reset(qp);
 	sroce_purge(&qp->req_pkts);
 	sroce_purge(&qp->resp_pkts);
 	sroce_side_unlock(&qp->side[SROCE_SIDE_RECV]);
@@ -619,4 +688,32 @@ void sroce_task_qp_stop(struct sroce_qp *qp)
 	cancel_work_sync(&qp->work);
 	sroce_purge(&qp->req_pkts);
 	sroce_purge(&qp->resp_pkts);
+}
+
+/**
+ * sroce_task_qp_free - free the engine's memory of a QP
+ * @qp: the QP, its engine stopped (sroce_task_qp_stop()) or never started
+ *
+ * Context: process context.
+ */
+void sroce_task_qp_free(struct sroce_qp *qp)
+{
+	sroce_txflow_unbind(qp);
+	kfree(qp->resp.res);
+	kfree(qp->resp.rwqe);
+	sroce_swqes_free(qp);
+}
+
+/**
+ * sroce_task_qp_error - move a QP to the error state after a fatal error
+ * @qp: the QP
+ *
+ * The engine then flushes its work.
+ *
+ * Context: any.
+ */
+void sroce_task_qp_error(struct sroce_qp *qp)
+{
+	if (sroce_qp_set_error(qp))
+		sroce_task_sched(qp);
 }

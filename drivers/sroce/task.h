@@ -13,10 +13,15 @@ struct sroce_qp;
 int sroce_task_init(void);
 void sroce_task_exit(void);
 
-void sroce_task_qp_init(struct sroce_qp *qp);
-void sroce_task_qp_stop(struct sroce_qp *qp);
+/* A QP's engine: set up, RESET, tear down. */
+int sroce_task_qp_init(struct sroce_qp *qp);
 void sroce_task_reset_begin(struct sroce_qp *qp);
-void sroce_task_reset_end(struct sroce_qp *qp);
+void sroce_task_reset_state(struct sroce_qp *qp);
+void sroce_task_reset_end(struct sroce_qp *qp, bool entered);
+void sroce_task_qp_stop(struct sroce_qp *qp);
+void sroce_task_qp_free(struct sroce_qp *qp);
+void sroce_task_qp_error(struct sroce_qp *qp);
+
 void sroce_task_odp_begin(struct sroce_dev *sdev);
 void sroce_task_odp_end(struct sroce_dev *sdev);
 void sroce_task_sched(struct sroce_qp *qp);
