@@ -33,6 +33,7 @@
 #include "mcast.h"
 #include "qp.h"
 #include "qp_verbs.h"
+#include "recv.h"
 #include "verbs.h"
 
 /*
@@ -351,7 +352,7 @@ static void sroce_reap(struct work_struct *work)
  * Context: any.
  * Return: the device (release with ib_device_put()) or NULL.
  */
-struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+static struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 
@@ -364,6 +365,27 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 		return NULL;
 	}
 	return to_sdev(ibdev);
+}
+
+/**
+ * sroce_dev_rcv - receive handler given to net.c
+ * @skb: a UDP datagram to port 4791, data at the UDP header
+ *
+ * Finds the device of the netdev the packet arrived on and hands the
+ * packet to the transport.
+ *
+ * Context: softirq (or BH-disabled, for looped-back packets).
+ */
+void sroce_dev_rcv(struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
+
+	if (!sdev) {
+		kfree_skb(skb);
+		return;
+	}
+	sroce_rcv(sdev, skb);
+	ib_device_put(&sdev->ibdev);
 }
 
 static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,

@@ -9,6 +9,7 @@
 #include <rdma/ib_verbs.h>
 
 struct net_device;
+struct sk_buff;
 struct sroce_dev;
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
@@ -18,7 +19,7 @@ enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
 void sroce_port_snapshot(struct sroce_dev *sdev, enum ib_port_state *state,
 			 enum ib_mtu *active_mtu);
 
-struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+void sroce_dev_rcv(struct sk_buff *skb);
 
 int sroce_devices_init(void);
 void sroce_devices_exit(void);

@@ -24,7 +24,7 @@ static struct rdma_link_ops sroce_link_ops = {
 };
 
 static const struct sroce_net_handlers sroce_rcv_handlers = {
-	.rcv = sroce_rcv,
+	.rcv = sroce_dev_rcv,
 	.rcv_self = sroce_rcv_self,
 };
 

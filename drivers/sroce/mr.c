@@ -23,7 +23,6 @@
 #include "fault.h"
 #include "mr.h"
 #include "odp.h"
-#include "task.h"
 
 /*
  * Access flags sroce implements; the optional ones and HUGETLB ("the pages
@@ -445,7 +444,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 	sroce_pool_unpublish(&sdev->key_pool, &mr->key.elem);
 	sroce_pool_drop_and_wait(&mr->key.elem);
 	if (mr->type == SROCE_MR_ODP)
-		sroce_task_odp_end(sdev);
+		sroce_odp_end(sdev);
 	kvfree(mr->pages);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
@@ -529,7 +528,7 @@ static struct ib_mr *sroce_reg_odp_mr(struct ib_pd *ibpd, u64 start,
 	mr = sroce_mr_alloc(ibpd, SROCE_MR_ODP, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	sroce_task_odp_begin(to_sdev(ibpd->device));
+	sroce_odp_begin(to_sdev(ibpd->device));
 	sroce_odp_init(mr, start);
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;

@@ -8,7 +8,6 @@
 #include "sroce.h"
 #include "mw.h"
 #include "qp.h"
-#include "req.h"
 
 static int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
@@ -122,7 +121,7 @@ struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *sdev,
 }
 
 static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
-			       struct sroce_mr *mr, const struct sroce_swqe *w)
+			       struct sroce_mr *mr, const struct sroce_mw_bind_wr *w)
 {
 	if (mw->ibmw.pd != qp->ibqp.pd || mr->ibmr.pd != qp->ibqp.pd)
 		return -EINVAL;
@@ -133,23 +132,23 @@ static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
 	if (!(mr->access & IB_ACCESS_MW_BIND) || mr->state != SROCE_MR_VALID)
 		return -EACCES;
 	/* Remote writes through the window need a locally writable MR. */
-	if ((w->mw_access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	if ((w->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
 		return -EACCES;
-	return sroce_mr_check(mr, mr->ibmr.pd, w->mw_addr, w->mw_length, 0);
+	return sroce_mr_check(mr, mr->ibmr.pd, w->addr, w->length, 0);
 }
 
 /**
  * sroce_mw_bind - execute a BIND_MW work request
  * @sdev: the device
  * @qp: the QP that posted it
- * @w: the validated copy of the WQE
+ * @w: the request, from the validated copy of the WQE
  *
  * Context: the QP's engine.
  * Return: 0 or a negative errno (the WQE then completes with an error).
  */
 int sroce_mw_bind(struct sroce_dev *sdev, struct sroce_qp *qp,
-		  const struct sroce_swqe *w)
+		  const struct sroce_mw_bind_wr *w)
 {
 	struct sroce_keyed *k = sroce_key_get(sdev, w->mw_rkey);
 	struct sroce_mr *mr = NULL, *old;
@@ -162,7 +161,7 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct sroce_qp *qp,
 	if (k->kind != SROCE_KEY_MW)
 		goto out;
 	mw = container_of(k, struct sroce_mw, key);
-	if (w->mw_length) {
+	if (w->length) {
 		mr = sroce_mr_get(sdev, w->mr_lkey);
 		if (!mr)
 			goto out;
@@ -175,9 +174,9 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct sroce_qp *qp,
 	old = mw->mr;
 	mw->mr = mr;
 	mw->qp = mw->ibmw.type == IB_MW_TYPE_2 ? qp : NULL;
-	mw->addr = w->mw_addr;
-	mw->length = w->mw_length;
-	mw->access = w->mw_access;
+	mw->addr = w->addr;
+	mw->length = w->length;
+	mw->access = w->access;
 	mw->state = mr ? SROCE_MW_VALID : SROCE_MW_FREE;
 	WRITE_ONCE(mw->key.key, w->new_rkey);
 	mw->ibmw.rkey = w->new_rkey;

@@ -33,6 +33,16 @@ struct sroce_mw {
 	int access;
 };
 
+/* A BIND_MW work request, as the requester copied it from the send ring. */
+struct sroce_mw_bind_wr {
+	u32 mw_rkey;		/* the window */
+	u32 mr_lkey;		/* the MR to bind it to, unless @length is 0 */
+	u32 new_rkey;		/* the window's key once bound */
+	u32 access;
+	u64 addr;
+	u64 length;
+};
+
 static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
 {
 	return container_of(ibmw, struct sroce_mw, ibmw);
@@ -41,13 +51,12 @@ static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
 void sroce_mw_unbind(struct sroce_mw *mw);
 
 struct sroce_dev;
-struct sroce_swqe;
 
 struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *sdev,
 				    struct sroce_qp *qp, u32 rkey, u64 va,
 				    u64 length, int access);
 int sroce_mw_bind(struct sroce_dev *sdev, struct sroce_qp *qp,
-		  const struct sroce_swqe *wqe);
+		  const struct sroce_mw_bind_wr *w);
 int sroce_key_invalidate(struct sroce_dev *sdev, struct sroce_qp *qp,
 			 u32 key, bool remote);
 

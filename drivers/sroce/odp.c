@@ -22,9 +22,11 @@
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
-#include "compat.h"
 
+#include "sroce.h"
+#include "compat.h"
 #include "mr.h"
 #include "odp.h"
 
@@ -170,4 +172,30 @@ void *sroce_odp_map_word(struct sroce_mr *mr, u64 iova, struct page **page)
 	if (got != 1)
 		return NULL;
 	return kmap_local_page(*page) + offset_in_page(uaddr);
+}
+
+/**
+ * sroce_odp_begin - a device is about to get an on-demand-paging MR
+ * @sdev: the device
+ *
+ * No side of a QP's engine runs in softirq while the device has one (an
+ * ODP MR's pages are faulted in, which sleeps; task.c reads the count):
+ * the count stops new runs, and synchronize_rcu() waits for the softirq
+ * runs already under way, so none can see the MR's key.
+ *
+ * Context: process context, before the MR's key is published.
+ */
+void sroce_odp_begin(struct sroce_dev *sdev)
+{
+	atomic_inc(&sdev->odp_mrs);
+	synchronize_rcu();
+}
+
+/**
+ * sroce_odp_end - an ODP MR of @sdev is gone (its key unpublished)
+ * @sdev: the device
+ */
+void sroce_odp_end(struct sroce_dev *sdev)
+{
+	atomic_dec(&sdev->odp_mrs);
 }

@@ -10,6 +10,10 @@
 
 #include "mr.h"
 
+struct sroce_dev;
+
+void sroce_odp_begin(struct sroce_dev *sdev);
+void sroce_odp_end(struct sroce_dev *sdev);
 void sroce_odp_init(struct sroce_mr *mr, u64 start);
 void sroce_odp_release(struct sroce_mr *mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

@@ -17,7 +17,6 @@
 
 #include "sroce.h"
 #include "counters.h"
-#include "device.h"
 #include "icrc.h"
 #include "mcast.h"
 #include "payload.h"
@@ -199,21 +198,15 @@ static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb,
 }
 
 /**
- * sroce_rcv - receive handler given to net.c
+ * sroce_rcv - receive a packet from the wire
+ * @sdev: the device of the netdev it arrived on, referenced by the caller
  * @skb: a UDP datagram to port 4791, data at the UDP header
  *
  * Context: softirq (or BH-disabled, for looped-back packets).
  */
-void sroce_rcv(struct sk_buff *skb)
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
-
-	if (!sdev) {
-		kfree_skb(skb);
-		return;
-	}
 	sroce_rcv_dev(sdev, skb, false);
-	ib_device_put(&sdev->ibdev);
 }
 
 /**

@@ -156,12 +156,12 @@ static void sroce_swqe_copy_wr(struct sroce_swqe *w, const struct rxe_send_wqe *
 		w->rkey = s->wr.wr.atomic.rkey;
 		break;
 	case IB_WR_BIND_MW:
-		w->mw_addr = s->wr.wr.mw.addr;
-		w->mw_length = s->wr.wr.mw.length;
-		w->mr_lkey = s->wr.wr.mw.mr_lkey;
-		w->mw_rkey = s->wr.wr.mw.mw_rkey;
-		w->new_rkey = s->wr.wr.mw.rkey;
-		w->mw_access = s->wr.wr.mw.access;
+		w->bind.addr = s->wr.wr.mw.addr;
+		w->bind.length = s->wr.wr.mw.length;
+		w->bind.mr_lkey = s->wr.wr.mw.mr_lkey;
+		w->bind.mw_rkey = s->wr.wr.mw.mw_rkey;
+		w->bind.new_rkey = s->wr.wr.mw.rkey;
+		w->bind.access = s->wr.wr.mw.access;
 		break;
 	case IB_WR_REG_MR:
 		w->reg_mr = s->wr.wr.reg.mr;
@@ -314,7 +314,7 @@ static void sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *w)
 		err = sroce_reg_mr(qp, w);
 		break;
 	default:
-		err = sroce_mw_bind(sdev, qp, w);
+		err = sroce_mw_bind(sdev, qp, &w->bind);
 		break;
 	}
 	if (err)

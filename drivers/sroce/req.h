@@ -12,6 +12,8 @@
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "mw.h"
+
 struct sroce_qp;
 
 enum sroce_swqe_state {
@@ -36,13 +38,7 @@ struct sroce_swqe {
 	u32 remote_qpn;
 	u32 remote_qkey;
 	struct rxe_av av;
-	/* BIND_MW */
-	u32 mw_rkey;
-	u32 mr_lkey;
-	u32 new_rkey;
-	u32 mw_access;
-	u64 mw_addr;
-	u64 mw_length;
+	struct sroce_mw_bind_wr bind;	/* BIND_MW */
 	/* REG_MR */
 	struct ib_mr *reg_mr;
 	u32 reg_key;

@@ -39,7 +39,7 @@
  * that made a 2 B WRITE exchange cost three times what rdma_rxe's did.
  * Such a run is a few rounds with no sleeping: nothing in a side's round
  * sleeps but the access to an on-demand-paging MR, so a device that has
- * one runs no side in softirq (sroce_task_odp_begin()), and a run that
+ * one runs no side in softirq (sroce_odp_begin()), and a run that
  * does not finish in those rounds leaves the rest to the worker. Runs do not
  * nest: a packet a softirq run loops back goes to the worker.
  *
@@ -498,31 +498,6 @@ static bool sroce_softirq_run(struct sroce_qp *qp, enum sroce_side side)
 	idle = sroce_side_run_unlock(qp, side, SROCE_SOFTIRQ_ROUNDS);
 	__this_cpu_write(sroce_in_softirq_run, false);
 	return idle;
-}
-
-/**
- * sroce_task_odp_begin - a device is about to get an on-demand-paging MR
- * @sdev: the device
- *
- * No side runs in softirq from now on (an ODP MR's pages are faulted in,
- * which sleeps): the count stops new runs, and synchronize_rcu() waits
- * for the softirq runs already under way, so none can see the MR's key.
- *
- * Context: process context, before the MR's key is published.
- */
-void sroce_task_odp_begin(struct sroce_dev *sdev)
-{
-	atomic_inc(&sdev->odp_mrs);
-	synchronize_rcu();
-}
-
-/**
- * sroce_task_odp_end - an ODP MR of @sdev is gone (its key unpublished)
- * @sdev: the device
- */
-void sroce_task_odp_end(struct sroce_dev *sdev)
-{
-	atomic_dec(&sdev->odp_mrs);
 }
 
 /**

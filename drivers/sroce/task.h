@@ -22,8 +22,6 @@ void sroce_task_qp_stop(struct sroce_qp *qp);
 void sroce_task_qp_free(struct sroce_qp *qp);
 void sroce_task_qp_error(struct sroce_qp *qp);
 
-void sroce_task_odp_begin(struct sroce_dev *sdev);
-void sroce_task_odp_end(struct sroce_dev *sdev);
 void sroce_task_sched(struct sroce_qp *qp);
 void sroce_task_doorbell(struct sroce_qp *qp);
 void sroce_task_rx(struct sroce_qp *qp, struct sk_buff *skb);
