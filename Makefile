@@ -3,7 +3,8 @@
 # sroce: software RoCEv2 RDMA device (out-of-tree kernel module).
 #
 #   make            build drivers/sroce/sroce.ko against KDIR
-#   make check      sparse (C=2) and a W=1 build against every supported
+#   make check      the layers' includes (scripts/check-layers.sh), then
+#                   sparse (C=2) and a W=1 build against every supported
 #                   kernel's headers; fails on any warning of ours
 #   make test       set-up, build, check, then the whole guest test suite on
 #                   6.1 and the core set on 6.12 and 6.12-rt (what CI runs)

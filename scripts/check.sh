@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: build the module with sparse on every file (C=2) and the
-# kernel's W=1 extra warnings, against every supported kernel's headers
-# (scripts/guest-kernel.sh list), and fail on any diagnostic that points
-# into our sources. Diagnostics from the kernel's own headers are not ours
-# to fix and are ignored.
+# make check: the layers of Documentation/design.rst
+# (scripts/check-layers.sh), then build the module with sparse on every
+# file (C=2) and the kernel's W=1 extra warnings, against every supported
+# kernel's headers (scripts/guest-kernel.sh list), and fail on any
+# diagnostic that points into our sources. Diagnostics from the kernel's
+# own headers are not ours to fix and are ignored.
 #
 # Usage: scripts/check.sh [KERNEL...]   (default: every supported kernel)
 set -euo pipefail
@@ -41,6 +42,7 @@ check_kernel() {
 kernels=("$@")
 [[ ${#kernels[@]} -gt 0 ]] || mapfile -t kernels < <("$top/scripts/guest-kernel.sh" list)
 rc=0
+"$top/scripts/check-layers.sh" || rc=1
 for k in "${kernels[@]}"; do
 	check_kernel "$k" || rc=1
 done

@@ -34,6 +34,7 @@
 #include "qp.h"
 #include "qp_verbs.h"
 #include "recv.h"
+#include "txflow.h"
 #include "verbs.h"
 
 /*

@@ -14,7 +14,9 @@
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
@@ -22,7 +24,6 @@
 
 #include "mcast.h"
 #include "pool.h"
-#include "txflow.h"
 
 #define SROCE_VERSION "0.1.0"
 #define SROCE_FW_MAJOR 0
@@ -30,6 +31,18 @@
 #define SROCE_FW_SUB 0
 
 struct sroce_counters;
+
+#define SROCE_TXFLOW_BUCKETS	16
+
+/*
+ * A device's shared transmit flows (txflow.c), one per source and
+ * destination GID pair its RC/UC QPs use.
+ */
+struct sroce_txflow_table {
+	struct mutex lock;	/* the lists and every flow's @users */
+	struct hlist_head buckets[SROCE_TXFLOW_BUCKETS];
+	atomic_t next_id;	/* the last flow's id */
+};
 
 struct sroce_dev {
 	struct ib_device ibdev;

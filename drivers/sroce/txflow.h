@@ -8,28 +8,15 @@
 #ifndef SROCE_TXFLOW_H
 #define SROCE_TXFLOW_H
 
-#include <linux/atomic.h>
-#include <linux/mutex.h>
 #include <linux/types.h>
 
 struct rxe_av;
 struct sroce_dev;
 struct sroce_qp;
 struct sroce_txflow;
+struct sroce_txflow_table;
 struct sk_buff;
 struct sock;
-
-#define SROCE_TXFLOW_BUCKETS	16
-
-/*
- * A device's shared flows, one per source and destination GID pair its
- * RC/UC QPs use.
- */
-struct sroce_txflow_table {
-	struct mutex lock;	/* the lists and every flow's @users */
-	struct hlist_head buckets[SROCE_TXFLOW_BUCKETS];
-	atomic_t next_id;	/* the last flow's id */
-};
 
 void sroce_txflow_table_init(struct sroce_txflow_table *table);
 
