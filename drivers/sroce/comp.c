@@ -107,6 +107,7 @@ static bool sroce_signaled(struct sroce_qp *qp, struct sroce_swqe *w)
  */
 void sroce_comp_retire(struct sroce_qp *qp)
 {
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	while (qp->sq.cons != qp->req.snap) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq.cons);
 		bool ok;
@@ -173,6 +174,7 @@ static void sroce_comp_timer_in(struct sroce_qp *qp, unsigned long t)
  */
 void sroce_comp_arm_timer(struct sroce_qp *qp)
 {
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	if (!qp->attr.timeout)
 		return;
 	sroce_comp_timer_in(qp, qp->comp.probed || !READ_ONCE(tail_probe) ?
@@ -570,6 +572,7 @@ bool sroce_comp_run(struct sroce_qp *qp)
 	bool progress = false;
 	int budget = 64;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	while (budget-- > 0 && (skb = skb_dequeue(&qp->resp_pkts))) {
 		if (sroce_qp_takes_packets(qp))
 			sroce_comp_packet(qp, skb);
@@ -631,6 +634,7 @@ bool sroce_comp_flush(struct sroce_qp *qp)
 	bool any = false;
 	int budget = 256;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	del_timer(&qp->retry_timer);
 	qp->req.rd_atomic = 0;
 	while (budget-- > 0 && sroce_flush_sq_one(qp))

@@ -42,6 +42,10 @@ enum sroce_side {
 struct sroce_engine_side {
 	unsigned long busy;	/* bit 0: a runner holds the side (task.c) */
 	bool kick;		/* work came while the side was held */
+#ifdef CONFIG_LOCKDEP
+	/* the task of the runner holding @busy, for sroce_side_assert_held() */
+	struct task_struct *owner;
+#endif
 };
 
 struct sroce_qp {

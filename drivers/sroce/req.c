@@ -30,6 +30,7 @@
 #include "psn.h"
 #include "qp.h"
 #include "req.h"
+#include "task.h"
 #include "txflow.h"
 #include "window.h"
 #include "wire.h"
@@ -79,6 +80,7 @@ int sroce_swqes_init(struct sroce_qp *qp)
 
 struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	return (struct sroce_swqe *)(qp->swqes +
 		((size_t)(index & qp->swqe_mask) << qp->swqe_shift));
 }
@@ -691,6 +693,7 @@ bool sroce_req_run(struct sroce_qp *qp)
 	bool progress = false;
 	int budget = SROCE_REQ_BUDGET;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	if (sroce_qp_state(qp) != IB_QPS_RTS || qp->rnr_wait)
 		return false;
 	while (budget-- > 0 && sroce_req_fill(qp)) {
@@ -738,6 +741,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 {
 	u32 i;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
 
@@ -773,6 +777,7 @@ void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
 {
 	u32 i;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	for (i = qp->req.index; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
 
@@ -804,6 +809,7 @@ void sroce_req_skip_acked(struct sroce_qp *qp, u32 psn)
  */
 void sroce_req_probe(struct sroce_qp *qp)
 {
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	sroce_req_rewind(qp, sroce_psn_sub(qp->req.psn_hi, 1));
 	/* Ask for an ACK whatever the packet's place in its message. */
 	qp->req.noack_pkts = SROCE_WINDOW_MAX;

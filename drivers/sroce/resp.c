@@ -906,6 +906,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	bool progress = false;
 	int budget = 64;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
 	/*
 	 * A READ being answered finishes before later requests run, unless
 	 * the requester retried a READ meanwhile.
@@ -973,9 +974,11 @@ static bool sroce_resp_flush_rwqe(struct sroce_qp *qp)
  */
 bool sroce_resp_flush(struct sroce_qp *qp)
 {
-	bool any = sroce_resp_flush_rwqe(qp);
 	int budget = 256;
+	bool any;
 
+	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
+	any = sroce_resp_flush_rwqe(qp);
 	while (!qp->srq && budget-- > 0 && sroce_flush_rq_one(qp))
 		any = true;
 	return any;

@@ -132,13 +132,31 @@ static bool sroce_side_round(struct sroce_qp *qp, enum sroce_side side)
 	return progress;
 }
 
+/*
+ * Note the holder of a side for sroce_side_assert_held(). A side is
+ * released by the context that took it; a softirq run takes a side in
+ * the context of the task it interrupted, which cannot hold that side
+ * itself (its trylock would have failed).
+ */
+static void sroce_side_set_owner(struct sroce_engine_side *es,
+				 struct task_struct *owner)
+{
+#ifdef CONFIG_LOCKDEP
+	WRITE_ONCE(es->owner, owner);
+#endif
+}
+
 static bool sroce_side_trylock(struct sroce_engine_side *es)
 {
-	return !test_and_set_bit_lock(0, &es->busy);
+	if (test_and_set_bit_lock(0, &es->busy))
+		return false;
+	sroce_side_set_owner(es, current);
+	return true;
 }
 
 static void sroce_side_unlock(struct sroce_engine_side *es)
 {
+	sroce_side_set_owner(es, NULL);
 	clear_bit_unlock(0, &es->busy);
 	smp_mb__after_atomic();	/* the clear before looking for waiters */
 	wake_up_bit(&es->busy, 0);
@@ -149,6 +167,7 @@ static void sroce_side_lock_wait(struct sroce_engine_side *es)
 {
 	might_sleep();
 	wait_on_bit_lock(&es->busy, 0, TASK_UNINTERRUPTIBLE);
+	sroce_side_set_owner(es, current);
 }
 
 static void sroce_task_yield(void);
@@ -449,8 +468,10 @@ int sroce_task_qp_init(struct sroce_qp *qp)
 	int s, err;
 
 	INIT_WORK(&qp->work, sroce_qp_work);
-	for (s = 0; s < SROCE_SIDES; s++)
+	for (s = 0; s < SROCE_SIDES; s++) {
 		qp->side[s].busy = 0;
+		sroce_side_set_owner(&qp->side[s], NULL);
+	}
 	skb_queue_head_init(&qp->req_pkts);
 	skb_queue_head_init(&qp->resp_pkts);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
@@ -582,6 +603,8 @@ static void sroce_discard_work(struct sroce_qp *qp)
 void sroce_task_reset_state(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
+	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
 	sroce_discard_work(qp);
 	qp->req.index = qp->sq.cons;
 	qp->req.snap = qp->sq.cons;
