@@ -81,15 +81,6 @@ static enum ib_port_state sroce_netdev_port_state(struct net_device *ndev,
 	return IB_PORT_DOWN;
 }
 
-void sroce_port_snapshot(struct sroce_dev *sdev, enum ib_port_state *state,
-			 enum ib_mtu *active_mtu)
-{
-	spin_lock_bh(&sdev->port_lock);
-	*state = sdev->port_state;
-	*active_mtu = sdev->active_mtu;
-	spin_unlock_bh(&sdev->port_lock);
-}
-
 static void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type)
 {
 	struct ib_event ev = {
@@ -169,6 +160,13 @@ static void sroce_init_port(struct sroce_dev *sdev)
 			sroce_mtu_from_netdev(sdev->ndev->mtu));
 }
 
+static void sroce_dealloc_driver(struct ib_device *ibdev);
+
+/* dealloc_driver ends the lifetime this file owns; the verbs are verbs.c's. */
+static const struct ib_device_ops sroce_device_ops = {
+	.dealloc_driver = sroce_dealloc_driver,
+};
+
 static void sroce_init_ibdev(struct sroce_dev *sdev)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
@@ -187,6 +185,7 @@ static void sroce_init_ibdev(struct sroce_dev *sdev)
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	sroce_verbs_init_attr(sdev);
 	sroce_verbs_set_ops(ibdev);
+	ib_set_device_ops(ibdev, &sroce_device_ops);
 }
 
 /* The numbered objects and their limits. */
@@ -296,7 +295,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
  *
  * Context: process context, ib_core's unregistration_lock held.
  */
-void sroce_dealloc_driver(struct ib_device *ibdev)
+static void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 

@@ -13,11 +13,8 @@ struct sk_buff;
 struct sroce_dev;
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
-void sroce_dealloc_driver(struct ib_device *ibdev);
 
 enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
-void sroce_port_snapshot(struct sroce_dev *sdev, enum ib_port_state *state,
-			 enum ib_mtu *active_mtu);
 
 void sroce_dev_rcv(struct sk_buff *skb);
 

@@ -17,7 +17,6 @@
 #include "av.h"
 #include "counters.h"
 #include "cq.h"
-#include "device.h"
 #include "mcast.h"
 #include "mr.h"
 #include "mw.h"
@@ -109,6 +108,16 @@ static int sroce_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+static void sroce_port_snapshot(struct sroce_dev *sdev,
+				enum ib_port_state *state,
+				enum ib_mtu *active_mtu)
+{
+	spin_lock_bh(&sdev->port_lock);
+	*state = sdev->port_state;
+	*active_mtu = sdev->active_mtu;
+	spin_unlock_bh(&sdev->port_lock);
+}
+
 static int sroce_query_port(struct ib_device *ibdev, u32 port,
 			    struct ib_port_attr *attr)
 {
@@ -194,7 +203,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,
-	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
