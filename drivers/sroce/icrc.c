@@ -73,7 +73,7 @@ static u32 sroce_frags_crc(u32 crc, const struct sroce_icrc_frag *frags,
 			skip -= len;
 			continue;
 		}
-		crc = crc32_le(crc, data + skip, len - skip);
+		crc = sroce_crc32(crc, data + skip, len - skip);
 		skip = 0;
 	}
 	return crc;
@@ -179,7 +179,7 @@ int sroce_icrc_calc_frags(const struct sroce_icrc_frag *frags,
 	prefix = ip_len + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN;
 
 	sroce_icrc_mask(hdr, ip_len);
-	crc = crc32_le(SROCE_ICRC_SEED, hdr, prefix);
+	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, prefix);
 	crc = sroce_frags_crc(crc, frags, nr_frags, prefix);
 	*icrc = cpu_to_le32(~crc);
 	return 0;

@@ -6,6 +6,10 @@
  * same names are mapped to libc, and crc32_le() is supplied by the test
  * harness.
  *
+ * The ICRC's CRC-32 is sroce_crc32(), with crc32_le()'s arguments and
+ * result: in the kernel crc.c picks its implementation at module load, in
+ * the unit tests it is the harness's crc32_le().
+ *
  * Keep this minimal: only what L0 uses, nothing else.
  */
 #ifndef SROCE_L0_COMPAT_H
@@ -21,6 +25,8 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
+
+u32 sroce_crc32(u32 crc, const u8 *p, size_t len);
 
 #else /* !__KERNEL__: user-space unit tests */
 
@@ -64,6 +70,11 @@ typedef uint32_t __le32;
 
 /* Raw reflected CRC-32 (poly 0xedb88320), no pre/post inversion. */
 u32 crc32_le(u32 crc, const unsigned char *p, size_t len);
+
+static inline u32 sroce_crc32(u32 crc, const u8 *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
 
 #endif /* __KERNEL__ */
 

@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "crc.h"
 #include "device.h"
 #include "fault.h"
 #include "net.h"
@@ -33,6 +34,7 @@ static int __init sroce_init(void)
 	int err;
 
 	sroce_fault_init();
+	sroce_crc_init();
 	err = sroce_task_init();
 	if (err)
 		goto err_fault;
@@ -54,6 +56,7 @@ err_net:
 err_task:
 	sroce_task_exit();
 err_fault:
+	sroce_crc_exit();
 	sroce_fault_exit();
 	return err;
 }
@@ -65,6 +68,7 @@ static void __exit sroce_exit(void)
 	sroce_devices_exit();
 	sroce_net_exit();
 	sroce_task_exit();
+	sroce_crc_exit();
 	sroce_fault_exit();
 	pr_info("unloaded\n");
 }
