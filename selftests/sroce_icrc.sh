@@ -89,13 +89,13 @@ pingpong() {
 # inject good|bad COUNTER: icrc_inject.py's packets all land in COUNTER
 # and nowhere else among the drop counters that matter here.
 inject() {
-	local want=$((N * $(wc -w <<<"$SIZES"))) other=drop_icrc
+	local want=$((N * $(wc -w <<<"$SIZES"))) other=drop_icrc got stray
 	[ "$2" = drop_icrc ] && other=drop_unknown_qpn
 	counters_mark
 	ip netns exec $NS python3 ./icrc_inject.py $PEER $ADDR "$1" $N $SIZES
 	landed() { [ "$(counter_delta "$2")" = "$want" ]; }
 	wait_for "$2 +$want" 10 landed "$1" "$2" >/dev/null
-	local got=$(counter_delta "$2") stray=$(counter_delta $other)
+	got=$(counter_delta "$2") stray=$(counter_delta $other)
 	ktap_diag "$1: $2 +$got of $want, $other +$stray"
 	[ "$got" = "$want" ] && [ "$stray" = 0 ]
 }

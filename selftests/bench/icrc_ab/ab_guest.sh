@@ -25,8 +25,8 @@ GID2=0000:0000:0000:0000:0000:ffff:c000:024d
 PORT=18515
 
 busy() {
-	local cpu user nice sys idle iow irq sirq steal rest
-	read -r cpu user nice sys idle iow irq sirq steal rest </proc/stat
+	local user nice sys irq sirq steal
+	read -r _ user nice sys _ _ irq sirq steal _ </proc/stat
 	echo $((user + nice + sys + irq + sirq + steal))
 }
 
