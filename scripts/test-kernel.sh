@@ -24,9 +24,10 @@ core)
 	# Every kind of teardown still runs under every load; the rounds
 	# that make test's 6.1 boot spends on chance are not repeated.
 	export SROCE_TEARDOWN_ROUNDS=4 SROCE_TEARDOWN_HEAVY_ROUNDS=1
-	# perftest's quick set: every tool, the -a sweeps only without -R
-	# and -q 4.
+	# perftest: every tool over rdma_cm, with 4 QPs and over IPv6, at
+	# one size; the -a sweeps over out-of-band TCP run on 6.1.
 	export SROCE_PERFTEST_QUICK=1
+	export SROCE_PERFTEST_ONLY=${SROCE_PERFTEST_ONLY:-'_(rdmacm|q4|ipv6|fadd|cas)$'}
 	# 6.12-rt's rdma_rxe is 6.12's: its pyverbs counts come from the
 	# 6.12 core set (make test KERNEL=6.12-rt compares on rt as well).
 	[[ $kernel != *-rt ]] || export SROCE_PYVERBS_RXE=0 ;;
