@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The sroce-dkms package, used the way a user does: `apt-get install` the
-# .deb that `make deb` left in .cache/deb/ (the suite runs make deb on the
-# host before the guest boots; no package is a failure), DKMS builds sroce
-# for the running kernel, the module it installed is the one that loads, a
-# device on eth0 moves data that is checked (ibv_rc_pingpong -c, rping -V),
-# and `apt-get remove --purge` takes everything away again.
+# The sroce-dkms package, used the way a user does: installed (by the
+# README's `make install-deb`, or by `apt-get install` of the .deb that
+# `make deb` left on the host, below), DKMS builds sroce for the running
+# kernel, the module it installed is the one that loads, a device on eth0
+# moves data that is checked (ibv_rc_pingpong -c, rping -V), and `apt-get
+# remove --purge` takes everything away again.
 #
 # The harness's own sroce.ko (updates/sroce.ko in the guest's module tree)
 # is set aside first, so that only DKMS's can load, and put back with the
@@ -22,21 +22,37 @@
 # for the newest of those.  An empty /boot makes the guest a machine with
 # one kernel, the running one.
 #
-# Environment: SROCE_DKMS_DEB_DIR  where the .deb is (.cache/deb)
+# Two ways in, both a user's:
+#   SROCE_DKMS_INSTALL=make  (default) the README's one command: `make
+#                            install-deb` in a writable copy of this tree's
+#                            tracked files (the guest sees the tree read
+#                            only): it apt-gets what it needs (all of it
+#                            already on the guest's root), builds the
+#                            package with lintian and apt-get installs it
+#   SROCE_DKMS_INSTALL=deb   `apt-get install` of the .deb that `make deb`
+#                            left in SROCE_DKMS_DEB_DIR (.cache/deb)
 # sroce-timeout: 2700
 set -u
 cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
 
-DEB_DIR=${SROCE_DKMS_DEB_DIR:-$(cd .. && pwd)/.cache/deb}
+REPO=$(cd .. && pwd)
+INSTALL_WAY=${SROCE_DKMS_INSTALL:-make}
+DEB_DIR=${SROCE_DKMS_DEB_DIR:-$REPO/.cache/deb}
 KVER=$(uname -r)
 MODDIR=/lib/modules/$KVER
 SAVE=$(mktemp -d)
+TREE=$SAVE/tree
 ADDR4=192.0.2.1
 GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 RPING_PORT=7301
 RPING_COUNT=20
 RPING_SIZE=4000
 export DEBIAN_FRONTEND=noninteractive
+case $INSTALL_WAY in
+make|deb) ;;
+*)	echo "sroce_dkms.sh: SROCE_DKMS_INSTALL is make or deb, not '$INSTALL_WAY'" >&2
+	exit 2 ;;
+esac
 
 DEB=
 VERSION=
@@ -144,21 +160,48 @@ since() {
 	echo $((($(_ktap_usec "$EPOCHREALTIME") - $(_ktap_usec "$1")) / 1000000))
 }
 
-# apt-get install, then show what DKMS logged if its build failed.  The
-# build takes minutes under TCG: apt's lines go to the test's output as
-# they come (fd 3), timed, besides ktap_check's copy.
-install_deb() {
-	local rc=0 log=/var/lib/dkms/sroce/$VERSION/build/make.log t0=$EPOCHREALTIME line
-	apt-get install -y "$DEB" 2>&1 | while IFS= read -r line; do
+# Run a command that installs the package, then show what DKMS logged if
+# its build failed.  The build takes minutes under TCG: the command's lines
+# go to the test's output as they come (fd 3), timed, besides
+# ktap_check's copy.
+run_install() {
+	local rc t0=$EPOCHREALTIME line log
+	"$@" 2>&1 | while IFS= read -r line; do
 		echo "$line"
 		echo "# [$(since "$t0") s] $line" >&3
 	done
 	rc=${PIPESTATUS[0]}
-	if ((rc != 0)) && [[ -f $log ]]; then
-		echo "--- $log (end) ---"
-		tail -n 40 "$log"
+	if ((rc != 0)); then
+		for log in /var/lib/dkms/sroce/*/build/make.log; do
+			[[ -f $log ]] || continue
+			echo "--- $log (end) ---"
+			tail -n 40 "$log"
+		done
 	fi
-	return $rc
+	return "$rc"
+}
+
+install_deb() {
+	run_install apt-get install -y "$DEB"
+}
+
+# The tree's tracked files as they are in the working tree (a developer's
+# uncommitted edits included), copied where make may write.
+copy_tree() {
+	local f
+	mkdir -p "$TREE" || return 1
+	git -C "$REPO" ls-files -z | while IFS= read -r -d '' f; do
+		[[ ! -e $REPO/$f ]] || printf '%s\0' "$f"
+	done | (cd "$REPO" && xargs -0 cp --parents -t "$TREE") || return 1
+	echo "$(find "$TREE" -type f | wc -l) files in $TREE"
+}
+
+# The README's one command, in that copy; the package it made is then
+# DEB_DIR's.
+make_install_deb() {
+	copy_tree || return 1
+	run_install make -C "$TREE" install-deb || return 1
+	DEB_DIR=$TREE/.cache/deb
 }
 
 dkms_installed_here() {
@@ -295,10 +338,21 @@ all_gone() {
 	return 1
 }
 
-STEPS=(
+PREPARE="harness sroce.ko set aside; /boot of its own, /dev/fd as on a host|prepare_guest"
+if [[ $INSTALL_WAY == make ]]; then
+	STEPS=(
+	"$PREPARE"
+	"make install-deb in a copy of the tree (DKMS builds sroce for $KVER)|make_install_deb"
+	"the sroce-dkms package it built and installed|find_deb"
+	)
+else
+	STEPS=(
 	"the sroce-dkms package make deb built is in $DEB_DIR|find_deb"
-	"harness sroce.ko set aside; /boot of its own, /dev/fd as on a host|prepare_guest"
+	"$PREPARE"
 	"apt-get install the package (DKMS builds sroce for $KVER)|install_deb"
+	)
+fi
+STEPS+=(
 	"dkms status: sroce installed for $KVER|dkms_installed_here"
 	"modinfo sroce: DKMS's updates/dkms build, packaged version, DKMS-signed|dkms_module_is_modprobes"
 	"/lib/modprobe.d/sroce.conf: the rdma-link-rxe alias loads nothing|rxe_alias_blacklisted"
