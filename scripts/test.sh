@@ -80,6 +80,9 @@ host_check "selftest programs build" make -s -C selftests all
 # The package the guests' sroce_dkms.sh installs, as a user would.
 host_check "make deb: sroce-dkms builds and passes lintian" make -s deb
 
+echo "# host: DKMS here: the kernel hook for 6.12, kernels it must refuse"
+host_tap "dkms: " selftests/unit/dkms_host_test.sh
+
 # Teardown under traffic: make soak runs 50 rounds of each kind (and the
 # test's own default); make test KERNEL=K ten, plain make test four, as on
 # the other kernels (scripts/test-kernel.sh): every kind under every load.
