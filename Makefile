@@ -16,7 +16,9 @@
 #                   then 50 rounds of each teardown under traffic
 #   make demo       set-up, build, boot a guest and show sroce0 at work
 #   make bench      sroce against rdma_rxe in one guest boot: table + JSON
-#                   in results/ (QUICK=1: a short smoke run)
+#                   in results/ (QUICK=1: a short smoke run; MODE=icount:
+#                   the instruction-exact table, CPU per message and GiB;
+#                   MODE=icount-pair: the same across two guests)
 #   make install    install the module for the running kernel (real hosts)
 #   make clean
 
@@ -69,7 +71,7 @@ demo: setup
 
 bench: setup
 	$(MAKE) -C $(TOP) module
-	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick)
+	$(TOP)/scripts/bench.sh $(if $(filter 1,$(QUICK)),--quick) $(if $(filter icount,$(MODE)),--icount)$(if $(filter icount-pair,$(MODE)),--icount-pair)
 
 # Installing on a host (README, "Installing on a Debian 12 host"):
 #   make install-deb    apt-get what is needed, make deb, apt-get install it

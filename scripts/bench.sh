@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [--quick] [--no-pair] [--out DIR]: `make bench`. Boots one
+# bench.sh [--quick] [--no-pair] [--icount|--icount-pair] [--out DIR]:
+# `make bench`. Boots one
 # guest (scripts/vm-run.sh), measures rdma_rxe and then sroce on the same
 # netdev in that boot (selftests/bench/bench_guest.sh); then boots two
 # guests on one link (scripts/vm-pair.sh) and measures both drivers across
@@ -23,6 +24,23 @@
 # are then lower and their spreads smaller.
 # The guests boot $SROCE_KERNEL (make bench KERNEL=6.12; 6.1 by default)
 # and its own rdma_rxe.
+# --icount (make bench MODE=icount): the instruction-exact table instead.
+# One guest under QEMU -icount shift=0,sleep=off with one vCPU, whose
+# clock advances 1 ns per executed guest instruction: its CPU times are
+# instruction counts, which repeat within ~1% and do not depend on the
+# host's load. rdma_rxe and sroce in the same boot, busy CPU per message
+# and per GiB (whole guest, client, server) for SEND, WRITE and READ at
+# 64 B, 4 KiB, 64 KiB and 1 MiB and a 2 B ib_send_lat
+# (selftests/bench/bench_icount.sh, bench_icount_report.py); results in
+# results/bench-icount-<UTC timestamp>.json and bench-icount-latest.json.
+# With --quick, a tenth of the iterations. 14-19 minutes on this host.
+# --icount-pair (make bench MODE=icount-pair): the same rows across two
+# guests (scripts/vm-pair.sh, the unix link), one vCPU each under -icount
+# shift=0,sleep=on, so that the time a guest waits for the other passes
+# in real time and only its own work is counted: each guest's busy time
+# (B runs the perftest clients, A the servers), per message and per GiB;
+# results/bench-icount-pair-<timestamp>.json and
+# bench-icount-pair-latest.json.
 # --out DIR keeps the guests' results dirs (raw lines, dmesg, perf data):
 # the single guest's in DIR, the two guests' in DIR/two-guests/{a,b}.
 #
@@ -35,16 +53,66 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-OUT='' QUICK=0 PAIR=${SROCE_BENCH_PAIR:-1}
+OUT='' QUICK=0 PAIR=${SROCE_BENCH_PAIR:-1} ICOUNT=''
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--quick)   QUICK=1; shift ;;
 	--no-pair) PAIR=0; shift ;;
+	--icount)  ICOUNT=one; shift ;;
+	--icount-pair) ICOUNT=pair; shift ;;
 	--out)     OUT=${2:?}; shift 2 ;;
-	*)         echo "usage: bench.sh [--quick] [--no-pair] [--out DIR]" >&2; exit 2 ;;
+	*)         echo "usage: bench.sh [--quick] [--no-pair] [--icount|--icount-pair] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
+
+# bench_icount one|pair: the --icount or --icount-pair run, start to end
+# (see the header).
+bench_icount() {
+	local rc=0 raw stamp json check=(--check) name=bench-icount t0=$SECONDS
+	# Hang guard only: the full one-guest table takes 15-20 minutes
+	# here.
+	local limit=${SROCE_BENCH_ICOUNT_TIMEOUT:-5400}
+	((QUICK)) && export SROCE_BENCH_SCALE=${SROCE_BENCH_SCALE:-0.1}
+	if [[ $1 == one ]]; then
+		# With sleep=off the guest clock jumps ahead whenever the
+		# guest idles, so guest-side time limits fire early: the
+		# host's limit bounds the run.
+		SROCE_TEST_TIMEOUT=10000000 scripts/vm-run.sh --quiet --timeout "$limit" \
+			--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off \
+			--out "$OUT" selftests/bench/bench_icount.sh || rc=$?
+		raw=$OUT/bench_icount.raw
+	else
+		# Each guest writes its side; the report joins them.
+		name=bench-icount-pair
+		rm -f "$OUT"/{a,b}/bench_icount.raw
+		SROCE_TEST_TIMEOUT=$((limit - 120)) scripts/vm-pair.sh --quiet \
+			--timeout "$limit" --out "$OUT" --smp 1 \
+			--qemu-arg -icount --qemu-arg shift=0,sleep=on \
+			--a selftests/bench/bench_icount.sh --b selftests/bench/bench_icount.sh || rc=$?
+		raw=$OUT/bench_icount_pair.raw
+		cat "$OUT"/b/bench_icount.raw "$OUT"/a/bench_icount.raw >"$raw" 2>/dev/null
+	fi
+	if [[ ! -s $raw ]]; then
+		echo "bench: no results (guest run in $OUT: $(cat "$OUT/status" 2>/dev/null))" >&2
+		return 1
+	fi
+	((rc == 0)) || echo "bench: the guest run did not pass: $(cat "$OUT/status" 2>/dev/null); results in $OUT" >&2
+	echo "# bench: icount: host wall time $((SECONDS - t0)) s, boot included" >>"$raw"
+	stamp=$(date -u +%Y%m%dT%H%M%SZ)
+	json=results/$name-$stamp.json
+	selftests/bench/bench_icount_report.py "$raw" --json "$json"
+	cp "$json" "results/$name-latest.json"
+	cp "$raw" "results/$name-$stamp.raw"
+	echo "bench: $json (and results/$name-latest.json), raw lines results/$name-$stamp.raw"
+	[[ -n ${SROCE_BENCH_ONLY:-} ]] && check+=(--only "$SROCE_BENCH_ONLY")
+	if ! selftests/bench/bench_icount_report.py "$raw" "${check[@]}" >"$OUT/check.tap"; then
+		grep -A1 '^not ok' "$OUT/check.tap" >&2
+		echo "bench: some figures are missing" >&2
+		return 1
+	fi
+	return "$rc"
+}
 
 cd "$REPO"
 make -s -C selftests bench
@@ -52,6 +120,7 @@ make -s -C selftests bench
 mkdir -p "$OUT" results
 
 export SROCE_BENCH_QUICK=$QUICK
+[[ -n $ICOUNT ]] && { bench_icount "$ICOUNT"; exit; }
 # Hang guards only: the full run takes 30-50 minutes under TCG on a
 # loaded 2-core host.
 if ((QUICK)); then limit=900; else limit=5400; fi

@@ -31,6 +31,8 @@
 #                  $SROCE_PAIR_LINK), see below
 #   --vcpu-nice N  run both guests' vCPU threads at nice N on this host
 #                  (default 0, or $SROCE_PAIR_VCPU_NICE), see below
+#   --qemu-arg A   extra qemu argument for both guests (repeatable), as
+#                  vm-run.sh's, e.g. -icount shift=0,sleep=on
 #   --quiet        do not print the test outputs, only the verdict
 #
 # The link: with unix (the default), the two NICs are the two ends of one
@@ -91,6 +93,7 @@ TIMEOUT=900 MEM=1536 SMP=1 OUT='' KO='' KO_SET='' QUIET='' APPEND=''
 VCPU_NICE=${SROCE_PAIR_VCPU_NICE:-0}
 LINK=${SROCE_PAIR_LINK:-unix}
 TESTS_A='' TESTS_B=''
+QEMU_EXTRA=()
 KERNEL_A=${SROCE_KERNEL:-6.1} KERNEL_B=''
 OUT_IS_TEMP='' PORT='' PORT_B=''
 declare -A PID=()	# role -> pid of timeout(1) running its qemu
@@ -120,6 +123,7 @@ parse_args() {
 		--append)   APPEND=${2?}; shift 2 ;;
 		--link)     LINK=${2:?}; shift 2 ;;
 		--vcpu-nice) VCPU_NICE=${2:?}; shift 2 ;;
+		--qemu-arg) QEMU_EXTRA+=("${2:?}"); shift 2 ;;
 		--quiet)    QUIET=1; shift ;;
 		-h|--help)  usage ;;
 		*)          die "unknown argument $1" ;;
@@ -194,7 +198,8 @@ start_guest() {
 	vm_qemu_cmd "$dir" "$SMP" "$MEM" "$APPEND" \
 		-virtfs "local,path=$OUT/pair,mount_tag=pair,security_model=none,multidevs=remap" \
 		-netdev "$netdev" \
-		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile="
+		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" \
+		"${QEMU_EXTRA[@]}"
 	(
 		[[ -z $peer_fd ]] || exec {peer_fd}>&-
 		exec timeout -k 10 "$TIMEOUT" "${VM_QEMU[@]}" </dev/null >"$dir/qemu.log" 2>&1

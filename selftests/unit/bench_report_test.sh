@@ -6,7 +6,8 @@
 # the link table, which joins guest B's notes and figures with guest A's
 # notes by run number (a run noted by one guest only, or without a
 # figure, is left out); then the rank test of the rounds on made-up
-# rounds with known p-values.  Prints TAP.
+# rounds with known p-values; then bench_icount_report.py on a made-up
+# raw file of the instruction-exact mode.  Prints TAP.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -162,6 +163,54 @@ grep -v 'R sroce 1 pair/read_bw' "$work/pair.raw" >"$work/pair1.raw"
 	grep -q '^not ok 3 - pair/read_bw/65536/q1: both drivers measured$' "$work/out" &&
 	grep -q '^# no sroce figure$' "$work/out" && [ "$(grep -c '^ok ' "$work/out")" = 4 ]
 ok $? "check --pair-only: a row sroce did not measure fails, the rest pass"
+
+# bench_icount_report.py (make bench MODE=icount): CPU per message is the
+# difference of the full run and the short one over the difference of
+# their iterations; per GiB follows from the size; the ratio is
+# sroce/rdma_rxe; --check wants every figure of both drivers.
+icount=$here/../bench/bench_icount_report.py
+{
+	for r in 1 2; do
+		for f in "iters0 5" "busy0 200" "client0 100" "server0 100" \
+			 "iters 1005" "client 300" "server 400"; do
+			echo "R rxe $r ic/send_bw/65536/$f"
+			echo "R sroce $r ic/send_bw/65536/$f"
+		done
+		echo "R sroce $r ic/send_bw/65536/busy 700"
+		for f in "iters0 5" "busy0 50" "client0 10" "server0 10" \
+			 "iters 105" "busy 150" "client 60" "server 60"; do
+			echo "R rxe $r ic/send_lat/2/$f"
+			echo "R sroce $r ic/send_lat/2/$f"
+		done
+	done
+	echo "R rxe 1 ic/send_bw/65536/busy 1200"
+	echo "R rxe 2 ic/send_bw/65536/busy 1210"
+} >"$work/ic.raw"
+if python3 "$icount" "$work/ic.raw" --json "$work/json" >"$work/out" 2>&1; then
+	ok 0 "icount: report of a made-up raw file"
+else
+	ok 1 "icount: report of a made-up raw file"
+	sed 's/^/# /' "$work/out"
+fi
+check 'abs(d["rows"]["send_bw/65536"]["sides"]["busy"]["rxe"]["us_per_msg"] - 1005) < 1e-9' \
+	"icount: per message, the short run subtracted, median of the rounds"
+check 'abs(d["rows"]["send_bw/65536"]["sides"]["busy"]["sroce"]["s_per_gib"] - 8.192) < 1e-9' \
+	"icount: per GiB from per message and the size"
+check 'abs(d["rows"]["send_bw/65536"]["sides"]["busy"]["ratio"] - 500 / 1005) < 1e-9' \
+	"icount: ratio sroce/rdma_rxe"
+check 'd["rows"]["send_bw/65536"]["sides"]["server"]["rxe"]["us_per_msg"] == 300 and d["rows"]["send_bw/65536"]["sides"]["client"]["ratio"] == 1' \
+	"icount: client and server sides"
+check 'd["rows"]["send_lat/2"]["sides"]["busy"]["rxe"]["s_per_gib"] is None' \
+	"icount: no per-GiB figure for the ping-pong"
+python3 "$icount" "$work/ic.raw" --check --only 'send_bw/65536|send_lat' >"$work/out" 2>&1 &&
+	grep -q '^1\.\.2$' "$work/out" && [ "$(grep -c '^ok ' "$work/out")" = 2 ]
+ok $? "icount: check --only: the two rows, both measured"
+grep -v 'R sroce 2 ic/send_lat/2/client ' "$work/ic.raw" >"$work/ic1.raw"
+! python3 "$icount" "$work/ic1.raw" --check --only 'send_bw/65536|send_lat' >"$work/out" 2>&1 &&
+	grep -q '^not ok 2 - icount send_lat/2: both drivers measured$' "$work/out"
+ok $? "icount: check: a figure missing in one round fails the row"
+! python3 "$icount" "$work/ic.raw" --check >/dev/null 2>&1
+ok $? "icount: check without --only wants the whole matrix"
 
 echo "# $((n - failed)) passed, $failed failed, 0 skipped"
 ((failed == 0))
