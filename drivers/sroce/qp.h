@@ -154,6 +154,8 @@ struct sroce_qp {
 		u32 in_msg;		/* SROCE_OPF_SEND/WRITE of a message in progress */
 		/* the receive WQE being filled, copied from the ring */
 		bool have_rwqe;
+		/* SRQ: Last WQE Reached reported for this entry into ERR */
+		bool last_wqe_reported;
 		u32 rwqe_offset;
 		struct rxe_recv_wqe *rwqe;
 		/* the RDMA WRITE in progress */

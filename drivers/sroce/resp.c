@@ -966,6 +966,29 @@ static bool sroce_resp_flush_rwqe(struct sroce_qp *qp)
 	return true;
 }
 
+/*
+ * IBA 10.3.1 and 11.6.3: a QP on an SRQ that enters the error state
+ * reports the affiliated Last WQE Reached event once it will take no more
+ * WQEs from the SRQ. Its consumer waits for it before destroying the QP:
+ * 6.12's ib_drain_qp() waits up to a minute, so without it every NVMe-oF
+ * target queue on an SRQ takes that minute to go.  Called after the flush
+ * of the one WQE this QP held; no packet is taken in ERR.
+ */
+static void sroce_resp_last_wqe_reached(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (!qp->srq || qp->resp.last_wqe_reported)
+		return;
+	qp->resp.last_wqe_reported = true;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 /**
  * sroce_resp_flush - complete the receive work of a QP in error
  * @qp: the QP, from its receive side
@@ -981,5 +1004,6 @@ bool sroce_resp_flush(struct sroce_qp *qp)
 	any = sroce_resp_flush_rwqe(qp);
 	while (!qp->srq && budget-- > 0 && sroce_flush_rq_one(qp))
 		any = true;
+	sroce_resp_last_wqe_reached(qp);
 	return any;
 }

@@ -618,6 +618,7 @@ void sroce_task_reset_state(struct sroce_qp *qp)
 	qp->comp.probed = false;
 	qp->rnr_wait = false;
 	qp->resp.have_rwqe = false;
+	qp->resp.last_wqe_reported = false;
 	qp->resp.in_msg = 0;
 	qp->resp.drop_msg = false;
 	qp->resp.nak_sent = false;
