@@ -1360,6 +1360,64 @@ TEST_F(qp, with_srq)
 }
 
 /*
+ * The next async event of @ctx within @ms milliseconds, acknowledged;
+ * false when none came.
+ */
+static bool next_async_event(struct ibv_context *ctx, int ms,
+			     struct ibv_async_event *ev)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	int fl = fcntl(ctx->async_fd, F_GETFL);
+
+	if (fl < 0 || fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK))
+		return false;
+	if (poll(&p, 1, ms) != 1 || ibv_get_async_event(ctx, ev))
+		return false;
+	ibv_ack_async_event(ev);
+	return true;
+}
+
+/*
+ * IBA 10.3.1, 11.6.3: a QP on an SRQ that enters the error state reports
+ * Last WQE Reached (the kernel's ib_drain_qp() waits for it), once per
+ * entry into ERR; a QP with its own receive queue does not.
+ */
+TEST_F(qp, srq_last_wqe_reached)
+{
+	struct dev *d = &self->d;
+	struct ibv_pd *pd = make_pd(_metadata, d);
+	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_srq *srq = make_srq(_metadata, pd, 16);
+	struct ibv_qp *qp = make_qp(_metadata, pd, cq, srq, IBV_QPT_RC);
+	struct ibv_qp *plain = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
+	struct ibv_async_event ev;
+	int round;
+
+	bring_up(_metadata, d, plain);
+	ASSERT_EQ(0, to_state(plain, IBV_QPS_ERR));
+	for (round = 0; round < 2; round++) {
+		if (round) {
+			ASSERT_EQ(0, to_state(qp, IBV_QPS_RESET));
+		}
+		bring_up(_metadata, d, qp);
+		ASSERT_EQ(0, to_state(qp, IBV_QPS_ERR));
+		ASSERT_TRUE(next_async_event(d->ctx, 10000, &ev))
+			TH_LOG("round %d: no async event within 10 s", round);
+		EXPECT_EQ(IBV_EVENT_QP_LAST_WQE_REACHED, (int)ev.event_type)
+			TH_LOG("round %d: event %s", round, ibv_event_type_str(ev.event_type));
+		EXPECT_EQ(qp, ev.element.qp);
+		EXPECT_FALSE(next_async_event(d->ctx, 500, &ev))
+			TH_LOG("round %d: another event, %s", round,
+			       ibv_event_type_str(ev.event_type));
+	}
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_qp(plain));
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/*
  * IBA o10-2.2.3: a QP attached to multicast groups cannot be destroyed;
  * ib_uverbs refuses with EBUSY while its attach list is not empty.
  */
