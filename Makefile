@@ -123,8 +123,8 @@ deb:
 install-deb:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		linux-headers-$(shell uname -r) dkms debhelper dh-dkms fakeroot \
-		lintian rdma-core ibverbs-utils ibverbs-providers iproute2
-	$(TOP)/scripts/mkdeb.sh $(CACHE)/deb
+		rdma-core ibverbs-utils ibverbs-providers iproute2
+	$(TOP)/scripts/mkdeb.sh --no-lintian $(CACHE)/deb
 	apt-get install -y $(CACHE)/deb/sroce-dkms_*_all.deb
 
 dkms-install:

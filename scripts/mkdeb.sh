@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdeb.sh [OUTDIR]: build the sroce-dkms package (make deb) and check it
-# with lintian.  The result is OUTDIR/sroce-dkms_VERSION_all.deb (default
+# mkdeb.sh [--no-lintian] [OUTDIR]: build the sroce-dkms package (make
+# deb) and check it with lintian (make install-deb, which only installs
+# what it builds, leaves the check to make deb and does without lintian).  The result is OUTDIR/sroce-dkms_VERSION_all.deb (default
 # OUTDIR: .cache/deb, which git ignores); older sroce-dkms .debs there are
 # removed, so OUTDIR holds exactly one.
 #
@@ -19,13 +20,18 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+LINTIAN=1
+if [[ ${1:-} == --no-lintian ]]; then
+	LINTIAN=
+	shift
+fi
 OUTDIR=${1:-$REPO/.cache/deb}
 
 die() { echo "mkdeb: $*" >&2; exit 1; }
 
 check_tools() {
 	local t
-	for t in dpkg-buildpackage dh dh_dkms fakeroot lintian; do
+	for t in dpkg-buildpackage dh dh_dkms fakeroot ${LINTIAN:+lintian}; do
 		command -v "$t" >/dev/null ||
 			die "$t is missing: run scripts/setup.sh (debhelper, dh-dkms, fakeroot, lintian)"
 	done
@@ -87,6 +93,7 @@ main() {
 		{ sub(/^\./, "", $NF); print "mkdeb:   " $NF }
 		END { sub(/^\.\/usr\/src\//, "", src); sub(/\/.*/, "", src)
 		      printf "mkdeb:   /usr/src/%s/ (%d files)\n", src, n }'
+	[[ -n $LINTIAN ]] || return 0
 	# lintian prints one line per tag, "E: ..." for errors.
 	lintian --display-info "$deb" >"$tmp/lintian.log" 2>&1 || rc=$?
 	sed 's/^/mkdeb: lintian: /' "$tmp/lintian.log"
