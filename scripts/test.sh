@@ -105,6 +105,9 @@ if [ -z "${SROCE_KERNEL:-}" ]; then
 	# perftest's -a sweeps over rdma_cm and 4 QPs (several minutes)
 	# run with make test KERNEL=...; CI runs the quick set everywhere.
 	export SROCE_PERFTEST_QUICK=${SROCE_PERFTEST_QUICK:-1}
+	# The soak's smoke: one loop of pyverbs' data-moving modules, which
+	# still repeats them right after the whole pyverbs suite.
+	export SROCE_SOAK_LOOPS=${SROCE_SOAK_LOOPS:-1}
 fi
 if [ -z "${SROCE_KERNEL:-}" ] && [ -z "${SROCE_SKIP_KERNELS:-}" ]; then
 	after+=";scripts/test-kernel.sh 6.12 core"
