@@ -2,9 +2,9 @@
 /*
  * The completer.
  *
- * Send WQEs finish in PSN order. An acknowledgement for PSN p finishes
+ * Send WQEs finish in PSN order. An acknowledgment for PSN p finishes
  * every SEND and WRITE whose last PSN is at most p; a READ or ATOMIC
- * finishes only with its response, so an acknowledgement past one whose
+ * finishes only with its response, so an acknowledgment past one whose
  * response is missing means that response was lost, and the requester
  * goes back to it. A WQE that finished is completed (a CQE if it was
  * signalled or failed) once every older WQE has been.
@@ -169,7 +169,7 @@ static void sroce_comp_timer_in(struct sroce_qp *qp, unsigned long t)
 }
 
 /*
- * (Re)start the transport timer while packets wait for acknowledgement:
+ * (Re)start the transport timer while packets wait for acknowledgment:
  * it fires first for the tail probe, unless that was sent already.
  */
 void sroce_comp_arm_timer(struct sroce_qp *qp)

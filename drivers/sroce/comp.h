@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The completer: ACKs, NAKs, READ responses and ATOMIC acknowledgements
+ * The completer: ACKs, NAKs, READ responses and ATOMIC acknowledgments
  * from the responder retire send WQEs; timeouts and NAKs make the
  * requester go back; completions are posted in send-queue order.
  */

@@ -241,6 +241,7 @@ void sroce_crc_init(void)
 	u8 *buf = kmalloc(SROCE_CRC_BUF, GFP_KERNEL);
 
 	if (!buf) {
+		/* Not an allocation report: it names the CRC left in use. */
 		pr_warn("icrc: no memory to measure: using crc32_le\n");
 		sroce_crc_param = SROCE_CRC_LE;
 		return;

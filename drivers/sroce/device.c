@@ -156,8 +156,9 @@ static void sroce_init_port(struct sroce_dev *sdev)
 	sdev->active_mtu = sroce_mtu_from_netdev(sdev->ndev->mtu);
 	if (!sdev->active_mtu)
 		sdev->active_mtu = IB_MTU_256;
-	sdev->port_state = sroce_netdev_port_state(sdev->ndev,
-			sroce_mtu_from_netdev(sdev->ndev->mtu));
+	sdev->port_state =
+		sroce_netdev_port_state(sdev->ndev,
+					sroce_mtu_from_netdev(sdev->ndev->mtu));
 }
 
 static void sroce_dealloc_driver(struct ib_device *ibdev);

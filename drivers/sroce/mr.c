@@ -481,7 +481,7 @@ static int sroce_mr_map_umem(struct sroce_mr *mr)
 
 	mr->npages = ib_umem_num_pages(umem);
 	mr->pages = sroce_kvmalloc_array(mr->npages, sizeof(*mr->pages),
-					  GFP_KERNEL);
+					 GFP_KERNEL);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {

@@ -21,20 +21,20 @@ const u8 sroce_eth_len[SROCE_NUM_ETHS] = {
 	[SROCE_ETH_IETH]	= SROCE_IETH_LEN,
 };
 
-/* Length of ETH @eth if it comes before ETH @upto and @flags has it. */
-#define SROCE_ETH_BEFORE(flags, upto, eth, len) \
-	((eth) < (upto) && ((flags) & SROCE_OPF_ETH(eth)) ? (len) : 0)
+/* Length of ETH @eth if it comes before ETH @stop and @flags has it. */
+#define SROCE_ETH_BEFORE(flags, stop, eth, len) \
+	((eth) < (stop) && ((flags) & SROCE_OPF_ETH(eth)) ? (len) : 0)
 
-/* Offset from the BTH of where ETH @upto goes (or the payload, if last). */
-#define SROCE_ETH_START(flags, upto) (SROCE_BTH_LEN +			\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_RDETH, SROCE_RDETH_LEN) +	\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_DETH, SROCE_DETH_LEN) +	\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_RETH, SROCE_RETH_LEN) +	\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_ATMETH, SROCE_ATMETH_LEN) + \
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_AETH, SROCE_AETH_LEN) +	\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_ATMACK, SROCE_ATMACK_LEN) + \
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_IMMDT, SROCE_IMMDT_LEN) +	\
-	SROCE_ETH_BEFORE(flags, upto, SROCE_ETH_IETH, SROCE_IETH_LEN))
+/* Offset from the BTH of where ETH @stop goes (or the payload, if last). */
+#define SROCE_ETH_START(flags, stop) (SROCE_BTH_LEN +			\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_RDETH, SROCE_RDETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_DETH, SROCE_DETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_RETH, SROCE_RETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_ATMETH, SROCE_ATMETH_LEN) + \
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_AETH, SROCE_AETH_LEN) +	\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_ATMACK, SROCE_ATMACK_LEN) + \
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_IMMDT, SROCE_IMMDT_LEN) +	\
+	SROCE_ETH_BEFORE(flags, stop, SROCE_ETH_IETH, SROCE_IETH_LEN))
 
 #define SROCE_ETH_OFFSET(flags, eth) \
 	(((flags) & SROCE_OPF_ETH(eth)) ? SROCE_ETH_START(flags, eth) : 0)

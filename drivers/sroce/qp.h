@@ -73,7 +73,7 @@ struct sroce_qp {
 	 * own serialisation. irqsave: kernel consumers post from any context.
 	 */
 	spinlock_t sq_lock;
-	spinlock_t rq_lock;
+	spinlock_t rq_lock;		/* see sq_lock */
 	struct sroce_queue sq;
 	struct sroce_queue rq;		/* unused with an SRQ */
 	u32 sq_max_sge;

@@ -126,8 +126,9 @@ static struct sroce_rd_res *sroce_qp_alloc_res(struct sroce_qp *qp,
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
 	    !(mask & IB_QP_MAX_DEST_RD_ATOMIC) || READ_ONCE(qp->resp.res))
 		return NULL;
-	*count = clamp_t(u32, roundup_pow_of_two(max_t(u32, 1,
-					attr->max_dest_rd_atomic)),
+	*count = clamp_t(u32,
+			 roundup_pow_of_two(max_t(u32, 1,
+						  attr->max_dest_rd_atomic)),
 			 SROCE_RD_RES_MIN, SROCE_RD_RES_MAX);
 	return sroce_kcalloc(*count, sizeof(struct sroce_rd_res), GFP_KERNEL);
 }

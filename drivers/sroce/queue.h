@@ -65,6 +65,7 @@ static inline u32 sroce_queue_prod(const struct sroce_queue *q)
 {
 	if (q->kernel_produces)
 		return q->prod;
+	/* Pairs with the user producer's release: slot written, then index. */
 	return smp_load_acquire(&q->buf->producer_index) & q->index_mask;
 }
 
@@ -73,6 +74,7 @@ static inline u32 sroce_queue_cons(const struct sroce_queue *q)
 {
 	if (q->kernel_consumes)
 		return q->cons;
+	/* Pairs with the user consumer's release: it read the slots it frees. */
 	return smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
 }
 
@@ -93,10 +95,11 @@ static inline void *sroce_queue_producer_slot(const struct sroce_queue *q)
 	return sroce_queue_slot(q, q->prod);
 }
 
-/* Publish the filled slot: release orders its contents before the index. */
+/* Publish the filled slot. */
 static inline void sroce_queue_advance_producer(struct sroce_queue *q)
 {
 	q->prod = (q->prod + 1) & q->index_mask;
+	/* Pairs with a user consumer's acquire: slot written, then index. */
 	smp_store_release(&q->buf->producer_index, q->prod);
 }
 
@@ -109,6 +112,7 @@ static inline void *sroce_queue_consumer_slot(const struct sroce_queue *q)
 static inline void sroce_queue_advance_consumer(struct sroce_queue *q)
 {
 	q->cons = (q->cons + 1) & q->index_mask;
+	/* Pairs with a user producer's acquire: slot read before it is reused. */
 	smp_store_release(&q->buf->consumer_index, q->cons);
 }
 
@@ -116,6 +120,7 @@ static inline void sroce_queue_advance_consumer(struct sroce_queue *q)
 static inline void sroce_queue_discard(struct sroce_queue *q)
 {
 	q->cons = sroce_queue_prod(q);
+	/* Pairs with a user producer's acquire, as above. */
 	smp_store_release(&q->buf->consumer_index, q->cons);
 }
 

@@ -587,7 +587,7 @@ static bool sroce_req_grow_swqes(struct sroce_qp *qp)
 	if (n >= qp->swqe_max)
 		return false;
 	bigger = sroce_kzalloc((size_t)n << (qp->swqe_shift + 1),
-			 GFP_NOWAIT | __GFP_NOWARN);
+			       GFP_NOWAIT | __GFP_NOWARN);
 	if (!bigger)
 		return false;
 	for (i = qp->sq.cons; i != qp->req.snap; i = (i + 1) & qp->sq.index_mask)

@@ -128,7 +128,7 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	struct rxe_recv_wqe *dst = qp->resp.rwqe;
 	const struct rxe_recv_wqe *slot;
 	struct sroce_queue *q;
-	spinlock_t *lock;
+	spinlock_t *lock;		/* the RQ's or the SRQ's */
 	unsigned long flags;
 	u32 max_sge, num_sge, i;
 	u64 total = 0;

@@ -16,7 +16,7 @@
 #include "wqe.h"
 
 static int sroce_srq_check_attr(const struct ib_srq_attr *attr,
-				 enum ib_srq_attr_mask mask, u32 cur_max_wr)
+				enum ib_srq_attr_mask mask, u32 cur_max_wr)
 {
 	if (mask & IB_SRQ_MAX_WR) {
 		if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR)

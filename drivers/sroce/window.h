@@ -8,7 +8,7 @@
  * bursts overflow whatever buffer is in front of the receiver. Every loss
  * then costs a go-back-N of the whole window, which the receiver, already
  * behind, must process and drop again. So the window shrinks on loss and
- * grows back while acknowledgements arrive (additive increase,
+ * grows back while acknowledgments arrive (additive increase,
  * multiplicative decrease):
  *
  *   - a loss (a sequence NAK, a lost response, a transport timeout) halves
