@@ -29,11 +29,11 @@
 #include "wire.h"
 
 /*
- * On by default: across a lossy UDP link between two guests it moved
- * 1.06-1.77x the data of the fixed window on every bandwidth row (bench
- * A/B, 5 Dec). A QP that loses nothing keeps the full window, so a
- * lossless link never sees it; off restores the fixed window at run time
- * (for an A/B in one boot).
+ * On by default: on a lossy link a full window resent after every loss
+ * is what keeps an overloaded receiver dropping (window.h). A QP that
+ * loses nothing keeps the full window, so a lossless link never sees it;
+ * off restores the fixed window at run time, to compare the two in one
+ * boot.
  */
 static bool adaptive_window = true;
 module_param(adaptive_window, bool, 0644);
@@ -146,10 +146,10 @@ static unsigned long sroce_timeout_jiffies(struct sroce_qp *qp)
  * follows at its usual time. A loss at the end of a burst leaves nothing
  * after it to make the responder NAK, and between two emulated hosts,
  * where the end of a burst is what a full receive ring drops, the QP
- * otherwise sat idle for the whole timeout (67 ms at perftest's 14) each
- * time. The probe costs one packet when nothing was lost (the responder
- * answers the duplicate with an ACK, which also recovers lost ACKs)
- * and is no retry: it counts in tail_probe, not completer_retry_err.
+ * would otherwise sit idle for the whole timeout each time. The probe
+ * costs one packet when nothing was lost (the responder answers the
+ * duplicate with an ACK, which also recovers lost ACKs) and is no retry:
+ * it counts in tail_probe, not completer_retry_err.
  */
 static bool tail_probe = true;
 module_param(tail_probe, bool, 0644);
@@ -303,11 +303,11 @@ static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
  * go back once per lost PSN, not once per packet that shows the loss:
  * each go-back resends every outstanding READ request, and a responder
  * that answers each of them in full (rdma_rxe does) floods the link that
- * just dropped a packet; on a lossy link a 64 KiB READ test against
- * rdma_rxe took 15 times as long. Should the answer to the repeated
- * request be lost too, the transport timer goes back once the burst has
- * ended (sroce_comp_timeout()). A NAK is the responder asking, once per
- * gap, and is always followed.
+ * just dropped a packet with responses to requests it has answered
+ * already. Should the answer to the repeated request be lost too, the
+ * transport timer goes back once the burst has ended
+ * (sroce_comp_timeout()). A NAK is the responder asking, once per gap,
+ * and is always followed.
  */
 static void sroce_comp_lost_response(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -470,9 +470,9 @@ static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	 * highest PSN sent, not the resend position: after a go-back the
 	 * responder acknowledges what it had received before, and a window
 	 * cut by the timeout keeps the resend short of it. Dropping that ACK
-	 * left the QP resending the same few PSNs until its retries ran out
-	 * (5% random loss against rdma_rxe); sroce_comp_ack_upto() moves
-	 * the requester past what such an ACK covers.
+	 * would leave the QP resending the same few PSNs until its retries
+	 * ran out; sroce_comp_ack_upto() moves the requester past what such
+	 * an ACK covers.
 	 */
 	if (!sroce_psn_before(pkt->psn, qp->req.psn_hi))
 		return;
@@ -489,9 +489,10 @@ static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
  * ever" (only rnr_retry has that meaning), so a QP whose peer is gone
  * completes its oldest WQE with IB_WC_RETRY_EXC_ERR instead of holding its
  * user (NVMe-oF's teardown, say) until a timeout of its own.  But an
- * emulated peer can stall for longer than 8 x 20 ms: the give-up also waits
- * until this long after the first timeout.  The IBA's timeout is a minimum,
- * so a later give-up is within it.
+ * emulated peer can stall for longer than eight timeouts at the 20 ms
+ * floor of sroce_timeout_jiffies(): the give-up also waits until this long
+ * after the first timeout.  The IBA's timeout is a minimum, so a later
+ * give-up is within it.
  */
 static unsigned int retry_floor_ms = 4000;
 module_param(retry_floor_ms, uint, 0644);

@@ -13,7 +13,8 @@
  * emulator may price PCLMULQDQ far above what silicon does), so it is not
  * decided here but measured at load on the CPU the module runs on, as the
  * kernel's xor and raid6 code pick their routines. The icrc module
- * parameter forces one for A/B runs; reading it back gives the one in use.
+ * parameter forces one, to compare them; reading it back gives the one in
+ * use.
  *
  * The choice is a static key, so the per-fragment call is direct either
  * way. The crypto path continues from the caller's CRC by writing it into

@@ -672,8 +672,8 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 mtu)
 		 * that leaves nothing pending stops it; if only a message's
 		 * last packet armed it and nothing came back for its first
 		 * window (ACKs lost, or the one NAK after which the responder
-		 * drops the rest silently), the QP waited for ever with its
-		 * window closed (seen between two guests over a lossy link).
+		 * drops the rest silently), the QP would wait for ever with
+		 * its window closed.
 		 */
 		if (!timer_pending(&qp->retry_timer))
 			sroce_comp_arm_timer(qp);

@@ -7,10 +7,10 @@
  * the side it is for (below). Each side has one runner at a time (its
  * busy bit), which is what lets its state go without locks; the two sides
  * share no transport state, so they run in parallel: a server can send
- * its answer while a client's thread still runs the server's responder
- * (rdma_rxe gets the same from its three tasks per QP). A side runs until
- * nothing moves or the round budget is spent, in which case the work
- * item queues itself again so that other QPs get their turn.
+ * its answer while a client's thread still runs the server's responder.
+ * A side runs until nothing moves or the round budget is spent, in which
+ * case the work item queues itself again so that other QPs get their
+ * turn.
  *
  * The workqueue has WQ_MEM_RECLAIM because kernel storage consumers
  * (NVMe over Fabrics) may need it to make progress under memory pressure.
@@ -24,24 +24,23 @@
  * once the runner's own side is done. The runner publishes its context in
  * a per-CPU pointer and pins itself to the CPU (migrate_disable()) while
  * it is published, except when it gives way to another task between
- * rounds (sroce_task_yield()); only
- * the thread that owns the context adds to it, so it needs no lock. A side
- * that is busy elsewhere is left to that runner, which looks again before
- * it lets go (the side's kick); the rest (a second runner on the CPU, a
- * full context) goes to the work item.
+ * rounds (sroce_task_yield()); only the thread that owns the context adds
+ * to it, so it needs no lock. A side that is busy elsewhere is left to
+ * that runner, which looks again before it lets go (the side's kick); the
+ * rest (a second runner on the CPU, a full context) goes to the work item.
  *
  * Receive in softirq: a packet from the wire runs its side right where it
- * arrives, in the NET_RX softirq, when the side is free, as rdma_rxe runs
- * its tasks. Waking the worker instead costs a context switch per packet
- * and, worse, leaves the next packet's receive to ksoftirqd: a wake-up
- * from softirq sets need_resched, and the kernel then defers the pending
- * NET_RX work until the worker has run and gone idle; between two guests
- * that made a 2 B WRITE exchange cost three times what rdma_rxe's did.
- * Such a run is a few rounds with no sleeping: nothing in a side's round
- * sleeps but the access to an on-demand-paging MR, so a device that has
- * one runs no side in softirq (sroce_odp_begin()), and a run that
- * does not finish in those rounds leaves the rest to the worker. Runs do not
- * nest: a packet a softirq run loops back goes to the worker.
+ * arrives, in the NET_RX softirq, when the side is free. Waking the
+ * worker instead costs a context switch per packet and, worse, leaves the
+ * next packet's receive to ksoftirqd: a wake-up from softirq sets
+ * need_resched, and the kernel then defers the pending NET_RX work until
+ * the worker has run and gone idle, which adds a scheduling round trip to
+ * every hop of an exchange. Such a run is a few rounds with no sleeping:
+ * nothing in a side's round sleeps but the access to an on-demand-paging
+ * MR, so a device that has one runs no side in softirq
+ * (sroce_odp_begin()), and a run that does not finish in those rounds
+ * leaves the rest to the worker. Runs do not nest: a packet a softirq run
+ * loops back goes to the worker.
  *
  * Hence the side "lock" is a bit: every runner only ever tries it, in any
  * context, and leaves the work to the holder through the kick; only
@@ -293,10 +292,9 @@ static void sroce_inline_begin(struct sroce_inline *ctx)
 /*
  * Give way between rounds if the scheduler asks, unpinned: a runner
  * preempted while pinned waits for its own CPU even when the other one
- * is idle, behind whatever preempted it (in one guest, the other
- * perftest process polling; ib_send_lat 2 B p99 51 us pinned, 30 us
- * not). What it noted stays in its context; it publishes the context
- * again on whichever CPU it resumes.
+ * is idle, behind whatever preempted it (a process polling on that CPU,
+ * say), for as long as that keeps running. What it noted stays in its
+ * context; it publishes the context again on whichever CPU it resumes.
  */
 static void sroce_task_yield(void)
 {
@@ -382,9 +380,8 @@ static struct sroce_inline_entry sroce_inline_pop(struct sroce_inline *ctx)
  * is 1024 responses, which the responder would otherwise queue all at
  * once to the requester's completer (a megabyte of packets waiting in
  * memory) before it ran out of rounds and woke its worker. Taking turns
- * keeps a round's worth in flight and the whole exchange on this thread
- * (one-guest ib_read_bw 1 MiB: 1.3x less CPU per GiB, one worker run per
- * 12 READs instead of one or two per READ).
+ * keeps a round's worth in flight and the whole exchange on this thread,
+ * so that a large READ seldom needs a worker.
  */
 static void sroce_inline_end(struct sroce_inline *ctx)
 {

@@ -33,11 +33,9 @@
 #include "psn.h"
 
 /*
- * Largest window, as rdma_rxe's fixed one: enough for a loopback at full
- * speed (the responder runs on the sender's thread there). Bigger only
- * deepened the go-back-N bursts a slow receiver drops: between two
- * guests over a UDP link, ib_send_bw 1 MiB -q 4 sent 38,620 packets for
- * 20,480 with 512 (and at times stalled for minutes), 23,248 with 128.
+ * Largest window: enough for a loopback at full speed (the responder runs
+ * on the sender's thread there). A bigger one only deepens the go-back-N
+ * bursts that a slow receiver drops, each of which is resent in full.
  */
 #define SROCE_WINDOW_MAX	128
 /* Smallest window: a few MTU-sized packets keep the link busy. */
@@ -69,11 +67,10 @@ static inline bool sroce_window_open(const struct sroce_window *w, u32 next,
  * The responder acknowledges only packets that ask (and a message's
  * last), so the requester must ask at least twice per window: once a
  * window is no longer than the interval, it fills without one ACK on its
- * way and the QP waits for the transport timer, again after every resend
- * (a cut window of 16 or 32 ran ib_write_bw into retry exceeded).
- * Asking more often buys nothing: each ACK is a frame the receiver sends
- * and the sender handles, and between two guests asking every 32 packets
- * at the full window cost more than it gained (benchmarks.rst, 6 Dec 2026).
+ * way and the QP waits for the transport timer, again after every resend,
+ * until its retries run out. Asking more often buys nothing: each ACK is
+ * a frame the receiver sends and the sender handles, while one ACK per
+ * half window already keeps the window open.
  */
 static inline u32 sroce_window_ack_every(const struct sroce_window *w)
 {
