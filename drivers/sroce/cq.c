@@ -13,7 +13,10 @@
 #include "compat.h"
 #include "cq.h"
 
-/* Kernel wc_flags to the libibverbs values of struct ibv_wc. */
+/*
+ * Kernel wc_flags to the libibverbs values of struct ibv_wc, which are not
+ * the same bits: WITH_INVALIDATE and IP_CSUM_OK trade places.
+ */
 static u32 sroce_uverbs_wc_flags(int flags)
 {
 	u32 out = 0;
@@ -25,7 +28,7 @@ static u32 sroce_uverbs_wc_flags(int flags)
 	if (flags & IB_WC_IP_CSUM_OK)
 		out |= 1 << 2;		/* IBV_WC_IP_CSUM_OK */
 	if (flags & IB_WC_WITH_INVALIDATE)
-		out |= 1 << 3;		/* IBV_WC_WITH_INV; rdma_rxe gets it wrong */
+		out |= 1 << 3;		/* IBV_WC_WITH_INV */
 	return out;
 }
 

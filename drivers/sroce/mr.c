@@ -578,9 +578,8 @@ err_free:
 }
 
 /*
- * rdma_rxe 6.1 has no rereg. PD and access changes happen in place (ib_core
- * moves the PD reference); a new translation gets a new MR, which ib_core
- * swaps in for the old one.
+ * PD and access changes happen in place (ib_core moves the PD reference);
+ * a new translation gets a new MR, which ib_core swaps in for the old one.
  */
 static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 					 u64 start, u64 length, u64 iova,

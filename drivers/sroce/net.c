@@ -3,10 +3,10 @@
  * RoCEv2 UDP sockets.
  *
  * One IPv4 and one IPv6-only socket bound to UDP 4791 in the initial
- * network namespace, as RoCEv2 NICs and rdma_rxe do. Binding the port is
- * also how sroce and the in-tree rdma_rxe exclude each other: both claim
- * the RXE driver id and this port, and whichever module loads second
- * cannot bind it.
+ * network namespace, as RoCEv2 NICs do. Binding the port is also how
+ * sroce and the in-tree rdma_rxe exclude each other: both claim the RXE
+ * driver id and this port, and whichever module loads second cannot bind
+ * it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
