@@ -213,15 +213,7 @@ mem() {
 BLOCKS="write_bw send_bw read_bw lat atomic_mem"
 
 driver_up() {
-	case $(bench_driver "$1") in
-	rxe)	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
-		DEV=rxe0 ;;
-	sroce)	modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel &&
-		insmod "$KO" && rdma link add sroce0 type sroce netdev eth0
-		DEV=sroce0 ;;
-	*)	return 1 ;;
-	esac || return 1
-	bench_set_params "$1" || return 1
+	bench_link_up "$1" "$KO" || return 1
 	wait_for "$DEV RoCE v2 GID" 20 sroce_has_rocev2_gid "$DEV" $GID4 >/dev/null &&
 		GIDX=$(sroce_gid_index "$DEV" $GID4)
 }

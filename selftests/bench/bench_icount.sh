@@ -340,15 +340,7 @@ driver_up() {
 		CIDX=$GIDX
 		return 0
 	fi
-	case $(bench_driver "$1") in
-	rxe)	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
-		DEV=rxe0 ;;
-	sroce)	modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel &&
-		insmod "$KO" && rdma link add sroce0 type sroce netdev eth0
-		DEV=sroce0 ;;
-	*)	return 1 ;;
-	esac || return 1
-	bench_set_params "$1" || return 1
+	bench_link_up "$1" "$KO" || return 1
 	wait_for "$DEV RoCE v2 GIDs" 20 bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid $DEV $GID1 &&
 		{ [ $ICPATH = self ] || sroce_has_rocev2_gid $DEV $GID2; }" >/dev/null || return 1
 	GIDX=$(sroce_gid_index "$DEV" $GID1)

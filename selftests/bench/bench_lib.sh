@@ -43,6 +43,22 @@ bench_set_params() {
 	module_set_params "$(bench_driver "$1")" "${1#*:}"
 }
 
+# bench_link_up LABEL KO: load the driver of LABEL (sroce from the module
+# file KO), add its device on eth0, set the variant's parameters; DEV
+# names the device.
+# shellcheck disable=SC2034	# DEV is the caller's
+bench_link_up() {
+	case $(bench_driver "$1") in
+	rxe)	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
+		DEV=rxe0 ;;
+	sroce)	modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel &&
+		insmod "$2" && rdma link add sroce0 type sroce netdev eth0
+		DEV=sroce0 ;;
+	*)	return 1 ;;
+	esac || return 1
+	bench_set_params "$1"
+}
+
 # bench_round_order ROUND DRIVER...: the drivers in the order round ROUND
 # measures them: as given in odd rounds, reversed in even ones, so that a
 # host that slows down or speeds up through a round does not always hit
