@@ -267,15 +267,12 @@ void sroce_crc_exit(void)
 
 static int sroce_crc_param_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int i;
+	int i = sysfs_match_string(sroce_crc_names, val);
 
-	for (i = 0; i < ARRAY_SIZE(sroce_crc_names); i++) {
-		if (sysfs_streq(val, sroce_crc_names[i])) {
-			sroce_crc_param = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i < 0)
+		return i;
+	sroce_crc_param = i;
+	return 0;
 }
 
 static int sroce_crc_param_get(char *buf, const struct kernel_param *kp)
