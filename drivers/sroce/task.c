@@ -478,10 +478,10 @@ int sroce_task_qp_init(struct sroce_qp *qp)
 	if (err)
 		return err;
 	err = sroce_swqes_init(qp);
+	if (err)
+		return err;
 	qp->resp.rwqe = sroce_kzalloc(sroce_recv_wqe_size(rq_sge), GFP_KERNEL);
-	if (err || !qp->resp.rwqe)
-		return -ENOMEM;
-	return 0;
+	return qp->resp.rwqe ? 0 : -ENOMEM;
 }
 
 /**
