@@ -37,9 +37,15 @@ not_ok() {
 	[[ -z ${2:-} ]] || sed 's/^/# /' <<<"$2"
 }
 
-cleanup() {
+# This version out of DKMS and its source tree gone.
+remove_tree() {
 	dkms remove -m sroce -v "$VER" --all >/dev/null 2>&1
-	rm -rf "$SRC" "$FAKE"
+	rm -rf "$SRC"
+}
+
+cleanup() {
+	remove_tree
+	rm -rf "$FAKE"
 }
 trap cleanup EXIT
 
@@ -57,8 +63,7 @@ add_tree() {
 		dkms status -m sroce
 		return 1
 	fi
-	dkms remove -m sroce -v "$VER" --all >/dev/null 2>&1
-	rm -rf "$SRC"
+	remove_tree
 	"$REPO/scripts/dkms.sh" copy "$SRC" || return 1
 	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$VER\"/" "$SRC/dkms.conf"
 	dkms add -m sroce -v "$VER"
@@ -98,8 +103,7 @@ refused() {
 
 nothing_left() {
 	local left
-	dkms remove -m sroce -v "$VER" --all >/dev/null 2>&1
-	rm -rf "$SRC"
+	remove_tree
 	left=$(dkms status -m sroce -v "$VER" 2>/dev/null)
 	[[ -z $left && ! -e /var/lib/dkms/sroce/$VER ]] || { echo "left: $left"; return 1; }
 	left=$(find /lib/modules/*/updates/dkms -name 'sroce.ko*' 2>/dev/null |
