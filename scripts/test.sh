@@ -114,5 +114,6 @@ if [ -z "${SROCE_KERNEL:-}" ] && [ -z "${SROCE_SKIP_KERNELS:-}" ]; then
 	[ -n "${SROCE_SKIP_PAIR:-}" ] || after+=";scripts/test-kernels-pair.sh"
 	after+=";scripts/test-kernel.sh 6.12-rt core"
 fi
+export SROCE_RUN_TIME_BEFORE="host checks: $SECONDS s"
 echo "# guest suites: kernel $kernel ($(scripts/guest-kernel.sh abi "$kernel")), then: $after"
 SROCE_RUN_EXTRA_RESULTS=$host_results SROCE_RUN_AFTER=$after selftests/run.sh

@@ -34,6 +34,8 @@
 #                            counted too, e.g. the two-guest suite
 #                            selftests/pair/run.sh (its exit status counts
 #                            like a test's)
+#   SROCE_RUN_TIME_BEFORE    "what: N s" of work done before this run, put
+#                            first in the summary's time lines
 #   SROCE_GUEST_APPEND       more kernel command line for the guest
 #   SROCE_GUEST_CPU          QEMU -cpu model (default max)
 #   SROCE_TIMEOUT_SCALE      multiplies each test's own "# sroce-timeout:" (1)
@@ -45,6 +47,8 @@ BOOT_ALLOWANCE=180	# seconds for boot, setup and power-off under TCG
 
 PASSED=0 FAILED=0 SKIPPED=0
 SUMMARY=()		# rows of the summary table
+TIMES=()		# "what: N s", one per boot and per SROCE_RUN_AFTER command
+[[ -z ${SROCE_RUN_TIME_BEFORE:-} ]] || TIMES+=("$SROCE_RUN_TIME_BEFORE")
 OUT='' OUT_IS_TEMP=''
 
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -167,10 +171,11 @@ tally_extra() {
 
 # SROCE_RUN_AFTER: run it, show its output, count its top-level results.
 tally_after() {
-	local cmd=$1 log tmp rc=0
+	local cmd=$1 log tmp rc=0 start=$SECONDS
 	echo "# ---- after: $cmd ----"
 	log=$(mktemp) tmp=$(mktemp)
 	(cd "$REPO" && bash -c "$cmd") >"$log" 2>&1 || rc=$?
+	TIMES+=("$cmd: $((SECONDS - start)) s")
 	cat "$log"
 	grep -E '^(not )?ok([[:space:]]|$)' "$log" >"$tmp" || true
 	tally_test "$cmd" "$tmp" "$rc"
@@ -212,8 +217,10 @@ main() {
 	rm -f "$OUT"/{harness.done,status,kmsg.out,kmsg.rc,dmesg.txt,tainted}
 
 	echo "# run.sh: ${#tests[@]} test(s) in one guest, ${per}s each unless a test asks for more, VM limit ${timeout}s"
+	local start=$SECONDS
 	vm_log=$(cd "$REPO" && scripts/vm-run.sh --quiet --timeout "$timeout" \
 		--append "${SROCE_GUEST_APPEND:-}" --out "$OUT" "${tests[@]}" 2>&1) || vm_rc=$?
+	TIMES+=("this boot's ${#tests[@]} test(s): $((SECONDS - start)) s")
 
 	for t in "${tests[@]}"; do
 		name=${t##*/}
@@ -248,6 +255,8 @@ main() {
 	echo "# ---- summary ----"
 	printf '# %-32s %5s %5s %5s  %s\n' test pass fail skip exit
 	printf '# %s\n' "${SUMMARY[@]}"
+	# Where the run's time went: what CI's time budget is spent on.
+	printf '# time: %s\n' "${TIMES[@]}"
 	if ((FAILED > 0)) && [[ -n $OUT_IS_TEMP ]]; then
 		OUT_IS_TEMP=''	# keep the evidence
 		echo "# results kept in $OUT (console.log, dmesg.txt, *.out)"
