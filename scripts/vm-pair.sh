@@ -6,7 +6,7 @@
 # Boot two guests of Debian's kernel (as scripts/vm-run.sh does) joined by
 # one virtual Ethernet link, and run a list of tests in each.  The tests of
 # the two sides run concurrently and coordinate through a shared directory
-# (helpers in selftests/pair_lib.sh).  Exit 0 only if every test in both
+# (helpers in selftests/lib/pair_lib.sh).  Exit 0 only if every test in both
 # guests exited 0 and both kernel logs are clean.
 #
 # Options:

@@ -5,7 +5,7 @@
 # (IPv4 and a usable IPv6 link-local address), RDMA core modules load from
 # the unpacked Debian tree, and rdma-core's tools run.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh
 
 if [[ ${SROCE_GUEST:-} != 1 ]]; then
 	echo "smoke.sh: run inside the test guest: scripts/vm-run.sh selftests/smoke.sh" >&2

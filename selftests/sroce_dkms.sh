@@ -33,7 +33,7 @@
 #                            left in SROCE_DKMS_DEB_DIR (.cache/deb)
 # sroce-timeout: 2700
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 REPO=$(cd .. && pwd)
 INSTALL_WAY=${SROCE_DKMS_INSTALL:-make}

@@ -14,7 +14,7 @@
 # they were, the device still moves data and the module unloads.
 # sroce-timeout: 2700
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ROUNDS=${SROCE_FAULTS_ROUNDS:-4}
 DBG=/sys/kernel/debug

@@ -17,7 +17,7 @@
 # so that a failure can be replayed).
 # sroce-timeout: 900
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 COUNT=${SROCE_FUZZ_COUNT:-100000}
 SEED=${SROCE_FUZZ_SEED:-$(printf '%#x' $((RANDOM << 15 | RANDOM)))}

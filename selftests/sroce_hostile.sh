@@ -8,7 +8,7 @@
 # The packets come from a second network namespace over a veth pair, so
 # that they arrive on the device's netdev as packets from the wire do.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 N=${SROCE_HOSTILE_COUNT:-200}
 ADDR=2001:db8:6::1

@@ -20,7 +20,7 @@
 #     with no packet dropped for its ICRC.
 # sroce-timeout: 600
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 PARAM=/sys/module/sroce/parameters/icrc
 # crypto first: its load brings in the crypto crc32 drivers whose module

@@ -14,7 +14,7 @@
 #     hands to the requester a few rounds at a time (before that, it
 #     ran out of rounds and woke its worker once or twice per READ).
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ITERS=${SROCE_INLINE_ITERS:-200}
 READS=${SROCE_INLINE_READS:-24}

@@ -20,7 +20,7 @@
 # A set-up failure prints a one-test KTAP report; a clean-up failure after
 # the program ran prints "Bail out!" so that no TAP reader counts it a pass.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh || exit 1
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh || exit 1
 
 BIN=./sroce_integrity
 DRIVER=${SROCE_TEST_DRIVER:-sroce}

@@ -5,7 +5,7 @@
 # sroce device: bound by the rxe provider, port ACTIVE on Ethernet, node GUID
 # from the MAC, RoCEv2 GIDs for the netdev's addresses, MTU from the netdev.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ktap_plan 22
 

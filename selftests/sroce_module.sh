@@ -4,7 +4,7 @@
 # Module lifecycle: load and unload, autoload from "rdma link add", mutual
 # exclusion with the in-tree rdma_rxe, and unload with devices present.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ktap_plan 17
 

@@ -5,7 +5,7 @@
 # port events; removing the netdev removes the device; bad "rdma link add"
 # requests fail cleanly and change nothing.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ktap_plan 28
 

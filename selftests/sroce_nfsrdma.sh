@@ -25,7 +25,7 @@
 # default 300 s, as a hang guard only.
 # sroce-timeout: 600
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/kconsumer_lib.sh
 
 ADDR=192.0.2.1
 NFS_PORT=20049

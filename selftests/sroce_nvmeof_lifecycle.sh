@@ -20,8 +20,8 @@
 # default 300 s, as a hang guard only.
 # sroce-timeout: 600
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh &&
-	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh &&
+	. ./lib/kconsumer_lib.sh && . ./lib/nvmeof_lib.sh
 
 # The data set kept across the lifecycle steps (MATRIX rows).
 KEPT='^(rand_4k_qd64|seq_4k-1m_qd8|rand_128k_qd16)$'

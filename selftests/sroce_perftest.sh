@@ -27,7 +27,7 @@
 #   SROCE_PERFTEST_ONLY          a regex: run only the combinations it matches
 # sroce-timeout: 1800
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 N=${SROCE_PERFTEST_ITERS:-5}
 NA=${SROCE_PERFTEST_ATOMIC_ITERS:-100}

@@ -5,7 +5,7 @@
 # same guest (the loopback path), over an IPv4 and an IPv6 RoCEv2 GID.
 # Each pingpong checks its own data when run with -c.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ITERS=${SROCE_PINGPONG_ITERS:-200}
 # one pingpong's limit, s: the debug kernels (SROCE_TIMEOUT_SCALE=3) need

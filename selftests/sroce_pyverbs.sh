@@ -13,7 +13,7 @@
 # SROCE_PYVERBS_RXE=0 leaves the rdma_rxe run out.
 # sroce-timeout: 800
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 selectors=${SROCE_PYVERBS_TESTS:-}
 with_rxe=${SROCE_PYVERBS_RXE:-1}

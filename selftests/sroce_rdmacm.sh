@@ -21,7 +21,7 @@
 #   SROCE_RDMACM_PAIR_TIMEOUT  limit for one server/client pair, s (60)
 #   SROCE_RDMACM_ONLY          a regex: run only the combinations it matches
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 PAIR_TIMEOUT=${SROCE_RDMACM_PAIR_TIMEOUT:-60}
 ONLY=${SROCE_RDMACM_ONLY:-}

@@ -8,7 +8,7 @@
 # to set up and must end on time; afterwards the object counts are back,
 # the device still moves data and the kernel log is clean (the harness).
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ROUNDS=${SROCE_RINGS_ROUNDS:-20}
 SECS=${SROCE_RINGS_SECONDS:-3}

@@ -9,7 +9,7 @@
 # address) rather than looped back unrouted as a QP talking to its own
 # address is. The device's route_lookups counter shows each FIB lookup.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ITERS=2000
 

@@ -13,7 +13,7 @@
 # One result: every loop passed.  Each loop's outcome is printed.
 # sroce-timeout: 1200
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 DURATION=${SROCE_SOAK_DURATION:-0}
 LOOPS=${SROCE_SOAK_LOOPS:-2}

@@ -15,7 +15,7 @@
 # Before transmit flow control charged packets to a socket (txflow.c), a QP
 # waited for every packet the stack still held, for ever on a stalled NIC.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 NS=sroce_stall
 ADDR=10.91.0.1

@@ -26,8 +26,8 @@
 # 2-core host.
 # sroce-timeout: 3000
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh && . ./kconsumer_lib.sh &&
-	. ./nvmeof_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/kconsumer_lib.sh &&
+	. ./lib/nvmeof_lib.sh
 
 ROUNDS=${SROCE_TEARDOWN_ROUNDS:-50}
 KINDS=${SROCE_TEARDOWN_KINDS:-kill link netdev rmmod}

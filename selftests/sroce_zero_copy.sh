@@ -14,7 +14,7 @@
 #     the ICRC) nothing goes by reference;
 #   - zero_copy=0 (module parameter): nothing by reference, data intact.
 set -u
-cd "$(dirname "$0")" && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 PARAM=/sys/module/sroce/parameters/zero_copy
 MSG=65536 ITERS=100

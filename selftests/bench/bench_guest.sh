@@ -46,7 +46,7 @@
 #                           self time; .graph.txt: callers of those above
 #                           3%)
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./bench/bench_lib.sh
 
 RAW=${1:-/results/bench.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}

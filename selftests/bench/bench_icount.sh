@@ -80,9 +80,9 @@
 #                           guest-side limit fires early; the host's
 #                           vm-run.sh --timeout bounds the run instead)
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./bench/bench_lib.sh
 PAIR_ROLE=${SROCE_PAIR_ROLE:-}
-[ -n "$PAIR_ROLE" ] && . ./pair_lib.sh
+[ -n "$PAIR_ROLE" ] && . ./lib/pair_lib.sh
 
 RAW=${1:-/results/bench_icount.raw}
 ROUNDS=${SROCE_BENCH_ROUNDS:-2} SCALE=${SROCE_BENCH_SCALE:-1}
@@ -341,7 +341,7 @@ driver_up() {
 		return 0
 	fi
 	bench_link_up "$1" "$KO" || return 1
-	wait_for "$DEV RoCE v2 GIDs" 20 bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid $DEV $GID1 &&
+	wait_for "$DEV RoCE v2 GIDs" 20 bash -c ". ./lib/sroce_lib.sh; sroce_has_rocev2_gid $DEV $GID1 &&
 		{ [ $ICPATH = self ] || sroce_has_rocev2_gid $DEV $GID2; }" >/dev/null || return 1
 	GIDX=$(sroce_gid_index "$DEV" $GID1)
 	CIDX=$GIDX

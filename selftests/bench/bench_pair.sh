@@ -52,7 +52,7 @@
 #                           .txt, and .graph.txt: the callers of the
 #                           symbols above 3%)
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./bench/bench_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./bench/bench_lib.sh && . ./lib/pair_lib.sh
 
 RAW=${1:-/results/bench_pair.raw}
 QUICK=${SROCE_BENCH_QUICK:-0}

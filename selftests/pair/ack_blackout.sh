@@ -27,7 +27,7 @@
 # it was cut (window_cut); guest B asserts that its filter dropped the 8
 # ACKs.
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-120}
 PAIR_PORT=22900

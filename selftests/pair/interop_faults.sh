@@ -23,7 +23,7 @@
 # rdma_cm drop rping's connection as unreachable, a failure of the test's
 # network, not of either driver.
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 PING_COUNT=10
 PING_SIZE=8192

@@ -40,7 +40,7 @@
 #                         rxe-rxe) only at IPv4/MTU 1500, without the
 #                         ib_send_lat -a sweep (18).
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 ONLY=${SROCE_PAIR_ONLY:-}
 DRIVERS=${SROCE_PAIR_DRIVERS:-rxe-sroce sroce-sroce rxe-rxe}

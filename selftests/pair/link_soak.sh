@@ -28,7 +28,7 @@
 #   SROCE_SOAK_TEST     perftest program (ib_send_bw)
 #   SROCE_SOAK_ARGS     its size and mode ("-s 1048576 -D 20")
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 DRIVER=${SROCE_SOAK_DRIVER:-sroce}
 RUNS=${SROCE_SOAK_RUNS:-20}

@@ -30,7 +30,7 @@
 #
 # Environment: SROCE_PAIR_LIMIT  limit for one run, s (120)
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-120}
 PAIR_PORT=21900

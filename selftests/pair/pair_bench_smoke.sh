@@ -14,7 +14,7 @@
 #   - neither driver is left loaded
 # About a minute of guest time.
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 raw=$(mktemp)
 log=$(mktemp)

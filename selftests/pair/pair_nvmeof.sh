@@ -22,8 +22,8 @@
 # held before, no live objects at link delete, module unload, clean log.
 # sroce-timeout: 900
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh &&
-	. ./kconsumer_lib.sh && . ./nvmeof_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh &&
+	. ./lib/kconsumer_lib.sh && . ./lib/nvmeof_lib.sh
 
 TDRV=${SROCE_NVMEOF_PAIR_TARGET:-sroce}
 KEPT='^(rand_4k_qd64|seq_4k-1m_qd8|rand_128k_qd16)$'

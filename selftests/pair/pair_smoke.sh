@@ -6,7 +6,7 @@
 # between rdma_rxe on guest A and sroce on guest B, with sroce first as
 # server, then as client.
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 ITERS=${SROCE_PAIR_ITERS:-100}
 

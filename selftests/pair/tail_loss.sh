@@ -23,7 +23,7 @@
 # by at least as many and tail_probe not at all.  No QP ran out of
 # retries.
 set -u
-cd "$(dirname "$0")/.." && . ./lib.sh && . ./sroce_lib.sh && . ./pair_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./lib/pair_lib.sh
 
 PAIR_LIMIT=${SROCE_PAIR_LIMIT:-120}
 PAIR_PORT=23900

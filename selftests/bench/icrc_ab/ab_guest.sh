@@ -13,7 +13,7 @@
 #
 # busy_jiffies: all CPUs' non-idle time (/proc/stat) over the client's run.
 set -u
-cd "$(dirname "$0")/../.." && . ./lib.sh && . ./sroce_lib.sh
+cd "$(dirname "$0")/../.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 SIZE=${SROCE_ICRC_AB_SIZE:-65536}
 ITERS=${SROCE_ICRC_AB_ITERS:-2000}
@@ -44,7 +44,7 @@ up() {
 		DEV=rxe0
 		rdma link add $DEV type rxe netdev eth0 ;;
 	esac
-	wait_for "GIDs" 20 bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid $DEV $GID1 && sroce_has_rocev2_gid $DEV $GID2" >/dev/null
+	wait_for "GIDs" 20 bash -c ". ./lib/sroce_lib.sh; sroce_has_rocev2_gid $DEV $GID1 && sroce_has_rocev2_gid $DEV $GID2" >/dev/null
 }
 
 down() {

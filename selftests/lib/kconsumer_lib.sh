@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Helpers for the tests of kernel RDMA consumers on sroce0 (NVMe-oF,
-# NFS/RDMA). Source selftests/lib.sh and sroce_lib.sh first. Sets WORK (a
+# NFS/RDMA). Source selftests/lib/lib.sh and sroce_lib.sh first. Sets WORK (a
 # scratch directory) and T_START. KC_DEV and KC_MOD name the RDMA device
 # and its module (sroce0 and sroce unless a two-guest test runs rdma_rxe).
 

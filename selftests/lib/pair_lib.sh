@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for the two-guest tests that scripts/vm-pair.sh runs.  Source
-# selftests/lib.sh and selftests/sroce_lib.sh first.  The harness sets
-# SROCE_PAIR_ROLE (a|b), SROCE_SELF_IP/SROCE_PEER_IP (IPv4),
-# SROCE_SELF_IP6/SROCE_PEER_IP6 and SROCE_PAIR_DIR, a directory both guests
-# share (9p, uncached, so a file one side writes is seen by the other).
+# Helpers for the two-guest tests that scripts/vm-pair.sh runs (and the
+# pair benchmarks of selftests/bench/).  Source selftests/lib/lib.sh and
+# selftests/lib/sroce_lib.sh first.  The harness sets SROCE_PAIR_ROLE
+# (a|b), SROCE_SELF_IP/SROCE_PEER_IP (IPv4), SROCE_SELF_IP6/SROCE_PEER_IP6
+# and SROCE_PAIR_DIR, a directory both guests share (9p, uncached, so a
+# file one side writes is seen by the other).
 #
 #	pair_put KEY VALUE      publish a value for the peer
 #	pair_get KEY [SECS]     wait for the peer's value of KEY, print it

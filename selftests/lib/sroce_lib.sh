@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers shared by the sroce guest tests. Source selftests/lib.sh first.
+# Helpers shared by the sroce guest tests. Source selftests/lib/lib.sh first.
 # These run inside the guest, as root, on the harness' eth0 (192.0.2.1/24).
 
 SROCE_SYSFS=/sys/class/infiniband
@@ -107,7 +107,7 @@ sroce_two_addresses_up() {
 	ip addr add $SROCE_ADDR2/24 dev eth0
 	rdma link add sroce0 type sroce netdev eth0
 	ktap_check "GIDs of both addresses" wait_for "GIDs" 10 \
-		bash -c ". ./sroce_lib.sh; sroce_has_rocev2_gid sroce0 $GID1 && sroce_has_rocev2_gid sroce0 $GID2"
+		bash -c ". ./lib/sroce_lib.sh; sroce_has_rocev2_gid sroce0 $GID1 && sroce_has_rocev2_gid sroce0 $GID2"
 	IDX1=$(sroce_gid_index sroce0 $GID1)
 	IDX2=$(sroce_gid_index sroce0 $GID2)
 }

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Helpers shared by the NVMe over Fabrics tests (sroce_nvmeof.sh,
-# sroce_nvmeof_lifecycle.sh). Source selftests/lib.sh, sroce_lib.sh and
+# sroce_nvmeof_lifecycle.sh). Source selftests/lib/lib.sh, sroce_lib.sh and
 # kconsumer_lib.sh first.
 #
 # Target: nvmet + nvmet-rdma through configfs, a memory-backed null_blk disk

@@ -3,7 +3,7 @@
 #
 # lib.sh: a small TAP library for the shell selftests.  Source it:
 #
-#	. "$(dirname "$0")/lib.sh"
+#	cd "$(dirname "$0")" && . ./lib/lib.sh
 #	ktap_plan 3
 #	ktap_check "module loads" modprobe sroce
 #	ktap_check_fails "bad link type is refused" rdma link add x type nope netdev eth0
