@@ -18,15 +18,11 @@ cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ROUNDS=${SROCE_FAULTS_ROUNDS:-4}
 DBG=/sys/kernel/debug
-GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 
 ktap_plan $((3 + ROUNDS))
 
-sroce_reset
-sroce_load
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
-idx=$(sroce_gid_index sroce0 $GID4)
+declare idx
+sroce_eth0_up idx
 if [ ! -d $DBG/fail_sroce ]; then
 	ktap_fail "fail_sroce available" "sroce built without CONFIG_FAULT_INJECTION_DEBUG_FS?"
 	ktap_finish

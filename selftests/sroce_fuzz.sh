@@ -51,8 +51,8 @@ ip -6 neigh replace $PEER lladdr "$(ip -n $NS -br link show sroce_f0 | awk '{pri
 ip -n $NS -6 neigh replace $ADDR lladdr "$(ip -br link show sroce_f1 | awk '{print $3}')" \
 	dev sroce_f0 nud permanent
 rdma link add sroce0 type sroce netdev sroce_f1
-wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $GID6 >/dev/null
-idx=$(sroce_gid_index sroce0 $GID6)
+declare idx
+sroce_wait_gid idx sroce0 $GID6
 baseline=$(sroce_res_counts sroce0)
 echo "# seed $SEED (SROCE_FUZZ_SEED=$SEED repeats it), $COUNT packets"
 

@@ -18,7 +18,6 @@ cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 ITERS=${SROCE_INLINE_ITERS:-200}
 READS=${SROCE_INLINE_READS:-24}
-GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 
 # ib_read_bw over the loopback path; 0 iff both exit 0 and the client
 # printed its result row for 1 MiB.
@@ -46,11 +45,7 @@ check_workers() {
 }
 
 ktap_plan 5
-sroce_reset
-sroce_load
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
-GIDX=$(sroce_gid_index sroce0 $GID4)
+sroce_eth0_up GIDX
 
 before=$(sroce_counter worker_runs)
 ktap_check "ibv_rc_pingpong -c, $ITERS iterations" sroce_pingpong_ok sroce0 "$GIDX" "$ITERS"

@@ -74,7 +74,7 @@ step_link_delete_under_io() {
 # port. Then the host connects again.
 step_link_readd() {
 	rdma link add sroce0 type sroce netdev eth0 &&
-		wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 || return 1
+		wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $SROCE_GID4 || return 1
 	target_listening && { echo "listening before the port was re-added?"; return 1; }
 	target_port_remove && target_port_add &&
 		wait_for "target listening again" 30 target_listening &&

@@ -73,11 +73,7 @@ tally() {
 	echo "$p passed, $f failed or errored, $k skipped"
 }
 
-sroce_reset
-sroce_load
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
-gid_index=$(sroce_gid_index sroce0 $GID4)
+sroce_eth0_up gid_index
 
 baseline=$(sroce_res_counts sroce0)
 echo "# objects before the suite: $baseline"

@@ -13,13 +13,9 @@ cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 ROUNDS=${SROCE_RINGS_ROUNDS:-20}
 SECS=${SROCE_RINGS_SECONDS:-3}
 SEED=${SROCE_RINGS_SEED:-$(printf '%#x' $((RANDOM << 15 | RANDOM)))}
-GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 
-sroce_reset
-sroce_load
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
-idx=$(sroce_gid_index sroce0 $GID4)
+declare idx
+sroce_eth0_up idx
 baseline=$(sroce_res_counts sroce0)
 echo "# seed $SEED (SROCE_RINGS_SEED=$SEED repeats it)"
 

@@ -72,8 +72,8 @@ tc qdisc add dev sroce_s1 parent 1:1 handle 10: tbf rate 8bit burst 1600 limit 4
 tc filter add dev sroce_s1 parent 1: protocol ip u32 match ip protocol 17 0xff \
 	match ip dport 4791 0xffff flowid 1:1
 rdma link add sroce0 type sroce netdev sroce_s1
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $GID4 >/dev/null
-idx=$(sroce_gid_index sroce0 $GID4)
+declare idx
+sroce_wait_gid idx sroce0 $GID4
 baseline=$(sroce_res_counts sroce0)
 
 ktap_plan 9

@@ -214,8 +214,7 @@ BLOCKS="write_bw send_bw read_bw lat atomic_mem"
 
 driver_up() {
 	bench_link_up "$1" "$KO" || return 1
-	wait_for "$DEV RoCE v2 GID" 20 sroce_has_rocev2_gid "$DEV" $GID4 >/dev/null &&
-		GIDX=$(sroce_gid_index "$DEV" $GID4)
+	sroce_wait_gid GIDX "$DEV" $GID4 20
 }
 
 driver_down() {

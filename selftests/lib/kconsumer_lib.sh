@@ -8,7 +8,6 @@
 
 WORK=$(mktemp -d)
 T_START=$EPOCHREALTIME
-gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 KC_DEV=${KC_DEV:-sroce0}
 KC_MOD=${KC_MOD:-sroce}
 
@@ -66,10 +65,7 @@ timed() {
 # Fresh sroce0 on eth0; remember what it holds before any consumer runs.
 # A hung task report (after 45 s instead of 120 s) fails the kernel log check.
 kconsumer_begin() {
-	sroce_reset
-	sroce_load
-	rdma link add sroce0 type sroce netdev eth0
-	wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+	sroce_eth0_up
 	kconsumer_baseline
 }
 

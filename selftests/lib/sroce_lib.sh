@@ -94,6 +94,30 @@ sroce_gid_index() {
 	return 1
 }
 
+# sroce_wait_gid VAR DEV GID [SECS]: wait up to SECS (10) seconds for RoCE
+# v2 GID GID on DEV, then set VAR (unless "") to its index, empty when
+# there is none. Returns the wait's status.
+sroce_wait_gid() {
+	local _sroce_rc=0
+	wait_for "$2 RoCE v2 GID $3" "${4:-10}" sroce_has_rocev2_gid "$2" "$3" >/dev/null ||
+		_sroce_rc=$?
+	[ -z "$1" ] || printf -v "$1" '%s' "$(sroce_gid_index "$2" "$3")"
+	return $_sroce_rc
+}
+
+# The IPv4 RoCE v2 GID of the harness' eth0 address, 192.0.2.1.
+SROCE_GID4=0000:0000:0000:0000:0000:ffff:c000:0201
+
+# sroce_eth0_up [VAR]: the start of most tests: a fresh sroce0 on eth0
+# (sroce_reset, sroce_load, rdma link add), then its IPv4 RoCE v2 GID
+# waited for (10 s) and its index in VAR, when given (sroce_wait_gid).
+sroce_eth0_up() {
+	sroce_reset
+	sroce_load
+	rdma link add sroce0 type sroce netdev eth0
+	sroce_wait_gid "${1:-}" sroce0 $SROCE_GID4
+}
+
 # Two IPv4 addresses on one device, so that its QPs can talk to each other
 # routed (through the IP stack, as to another host) rather than looped
 # back: adds 192.0.2.77 to eth0 beside its 192.0.2.1, creates sroce0 on
