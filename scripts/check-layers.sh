@@ -22,7 +22,7 @@ dir=${1:-$top/drivers/sroce}
 layers='
 0 l0_compat wire psn window opcode icrc crc
 1 compat fault counters pool queue sroce pd av mr odp mw cq srq qp mcast wqe net
-2 pkt payload recv task txflow req resp comp restrack
+2 pkt payload recv task txflow req resp resp_res comp restrack
 3 qp_verbs verbs device main
 '
 names=([0]="L0 (wire)" [1]="L1 (objects)" [2]="L2 (transport)" [3]="L3 (verbs, device)")

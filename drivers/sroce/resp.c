@@ -3,10 +3,15 @@
  * The responder.
  *
  * RC: a request with the expected PSN is executed; an older one is a
- * duplicate (SEND and WRITE are acknowledged again, a READ is replayed, an
- * ATOMIC is answered from the saved result and never executed twice); a
- * newer one means packets were lost and gets one PSN sequence NAK.
+ * duplicate (resp_res.c: SEND and WRITE are acknowledged again, a READ is
+ * replayed, an ATOMIC is answered from the saved result and never executed
+ * twice); a newer one means packets were lost and gets one PSN sequence
+ * NAK.
  * UC: a gap drops the rest of the message. UD: no sequence at all.
+ *
+ * This file is the responder's main path: receive WQEs, SEND, RDMA
+ * WRITE, UD, the sequence checks, acknowledgements and the flush; READ
+ * and ATOMIC, whose answers are kept for duplicates, are in resp_res.c.
  *
  * Every remote address is checked (key, PD, access, range without
  * wrap-around) before a byte is placed, and every receive WQE is copied
@@ -14,7 +19,6 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
@@ -31,39 +35,25 @@
 #include "psn.h"
 #include "qp.h"
 #include "resp.h"
+#include "resp_res.h"
 #include "srq.h"
 #include "task.h"
 #include "txflow.h"
 #include "wire.h"
 
-/* Outcome of executing one request packet. */
-enum sroce_resp_ret {
-	SROCE_RESP_OK,
-	SROCE_RESP_DONE,	/* answered already (READ, ATOMIC) */
-	SROCE_RESP_DROP,	/* silently dropped */
-	SROCE_RESP_RNR,		/* no receive WQE: RNR NAK */
-	SROCE_RESP_NAK_INV,
-	SROCE_RESP_NAK_ACCESS,
-	SROCE_RESP_NAK_OP,
-};
-
-/*
- * READ response bytes per engine run: bounded by bytes, not packets, so a
- * round costs about the same at every path MTU and other QPs get their turn.
- */
-#define SROCE_READ_BUDGET	SZ_64K
 #define SROCE_GRH_BYTES		40
-
-static DEFINE_SPINLOCK(sroce_atomic_lock);	/* serialises all atomics */
 
 static struct sroce_dev *qp_sdev(struct sroce_qp *qp)
 {
 	return to_sdev(qp->ibqp.device);
 }
 
-/* Build a packet toward the requester: BTH + @extra bytes of headers/payload. */
-static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 opcode, u32 psn,
-				      u32 paylen)
+/*
+ * A packet toward the requester: the headers of @opcode with the BTH filled
+ * in, then room for @paylen bytes of payload, then the pad (zeroed).
+ */
+struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 opcode, u32 psn,
+			       u32 paylen)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
 	u8 pad = sroce_pad_count(paylen);
@@ -78,13 +68,13 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 opcode, u32 psn,
 	return skb;
 }
 
-static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	sroce_net_xmit(qp_sdev(qp), &qp->av, qp->src_port, skb,
 		       sroce_txflow_route(qp));
 }
 
-static void sroce_send_ack(struct sroce_qp *qp, u8 syn, u32 psn)
+void sroce_send_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 {
 	struct sk_buff *skb = sroce_resp_skb(qp, SROCE_OP_RC_ACKNOWLEDGE, psn, 0);
 	const struct sroce_opcode_info *info = sroce_opcode_info(SROCE_OP_RC_ACKNOWLEDGE);
@@ -96,11 +86,6 @@ static void sroce_send_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	if (!sroce_aeth_syn_is_ack(syn))
 		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_NAK_SENT);
 	sroce_resp_xmit(qp, skb);
-}
-
-static u8 sroce_ack_syn(void)
-{
-	return sroce_aeth_syn_ack(SROCE_AETH_CREDIT_UNLIMITED);
 }
 
 /* Receive WQEs */
@@ -319,11 +304,6 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 
 /* RDMA WRITE */
 
-static bool sroce_qp_allows(struct sroce_qp *qp, int access)
-{
-	return (qp->attr.qp_access_flags & access) == access;
-}
-
 static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
@@ -390,322 +370,6 @@ static enum sroce_resp_ret sroce_resp_write_imm(struct sroce_qp *qp,
 	wc.byte_len = qp->resp.write.len;
 	sroce_resp_complete(qp, &wc, true);
 	return SROCE_RESP_OK;
-}
-
-/* READ and ATOMIC resources */
-
-static struct sroce_rd_res *sroce_res_new(struct sroce_qp *qp)
-{
-	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_head];
-
-	qp->resp.res_head = (qp->resp.res_head + 1) % qp->resp.res_count;
-	if (qp->resp.cur_read == res)
-		qp->resp.cur_read = NULL;
-	memset(res, 0, sizeof(*res));
-	res->valid = true;
-	return res;
-}
-
-static struct sroce_rd_res *sroce_res_find(struct sroce_qp *qp, u32 psn,
-					   bool read)
-{
-	int i;
-
-	for (i = 0; i < qp->resp.res_count; i++) {
-		struct sroce_rd_res *res = &qp->resp.res[i];
-
-		if (!res->valid || (res->opcode == SROCE_OP_RC_READ_REQUEST) != read)
-			continue;
-		if (sroce_psn_in_range(psn, res->first_psn, res->last_psn))
-			return res;
-	}
-	return NULL;
-}
-
-/*
- * A READ response packet with @len bytes at @va of @mr (NULL when @len is
- * 0): the payload by reference when it can go so (payload.h), else copied.
- * NULL when out of memory, or with *@err set when an ODP page is not
- * there.
- */
-static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp, u8 op,
-					   struct sroce_mr *mr, u64 va,
-					   u32 len, int *err)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_info(op);
-	u32 psn = qp->resp.cur_read_psn;
-	struct sk_buff *skb;
-
-	*err = 0;
-	if (mr && qp->ibqp.uobject && sroce_payload_by_ref(&qp->av, op, len)) {
-		skb = sroce_resp_skb(qp, op, psn, 0);
-		if (skb && !sroce_mr_attach(mr, va, skb, len)) {
-			sroce_counter_inc(qp_sdev(qp), SROCE_CNT_PAYLOAD_BY_REF);
-			return skb;
-		}
-		kfree_skb(skb);		/* not a user MR: copy */
-	}
-	skb = sroce_resp_skb(qp, op, psn, len);
-	if (!skb || !mr)
-		return skb;
-	*err = sroce_mr_copy(mr, va, skb->data + info->hdr_len, len,
-			     SROCE_FROM_MR);
-	if (*err) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	return skb;
-}
-
-/* Send up to a budget of READ responses; true when the READ is finished. */
-static bool sroce_resp_read_some(struct sroce_qp *qp)
-{
-	struct sroce_rd_res *res = qp->resp.cur_read;
-	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	u32 budget = SROCE_READ_BUDGET;
-
-	while (res && budget) {
-		if (sroce_txflow_full(qp))
-			return false;	/* the last packet out wakes us */
-		bool first = qp->resp.cur_read_psn == res->first_psn;
-		u32 len = min(res->resid, mtu);
-		bool last = res->resid <= mtu;
-		int op = sroce_opcode_select(SROCE_QPT_RC, SROCE_WR_READ_RESP,
-					     first, last);
-		const struct sroce_opcode_info *info = sroce_opcode_info(op);
-		struct sroce_mr *mr = NULL;
-		struct sk_buff *skb;
-		void *aeth;
-		int err;
-
-		if (len) {
-			mr = sroce_rkey_resolve(qp_sdev(qp), qp, res->rkey,
-						res->va, len, IB_ACCESS_REMOTE_READ);
-			if (!mr)	/* invalidated meanwhile */
-				goto stop;
-		}
-		skb = sroce_resp_read_skb(qp, op, mr, res->va, len, &err);
-		if (mr)
-			sroce_mr_put(mr);
-		if (err) {	/* an ODP page is not there */
-			sroce_send_ack(qp, SROCE_AETH_NAK_REM_ACCESS_ERR,
-				       qp->resp.cur_read_psn);
-			sroce_task_qp_error(qp);
-			goto stop;
-		}
-		if (!skb)
-			return false;	/* try again on the next run */
-		aeth = sroce_opcode_eth(info, skb->data, SROCE_ETH_AETH);
-		if (aeth)
-			sroce_aeth_set(aeth, sroce_ack_syn(), qp->resp.msn);
-		sroce_txflow_track(qp, skb);
-		sroce_resp_xmit(qp, skb);
-		res->va += len;
-		res->resid -= len;
-		budget -= min(budget, max(len, 1U));
-		qp->resp.cur_read_psn = sroce_psn_next(qp->resp.cur_read_psn);
-		if (last)
-			goto stop;
-	}
-	return !res;
-stop:
-	qp->resp.cur_read = NULL;
-	return true;
-}
-
-/*
- * Start answering a READ from @psn, for @len bytes at @va: either a new
- * request or a retransmitted one replayed from its saved resource.
- */
-static void sroce_resp_start_read(struct sroce_qp *qp, struct sroce_rd_res *res,
-				  u32 psn, u64 va, u32 len)
-{
-	res->va = va;
-	res->resid = len;
-	qp->resp.cur_read = res;
-	qp->resp.cur_read_psn = psn;
-	sroce_resp_read_some(qp);
-}
-
-static enum sroce_resp_ret sroce_resp_read(struct sroce_qp *qp,
-					   struct sk_buff *skb)
-{
-	struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
-	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	u64 va = sroce_reth_va(reth);
-	u32 len = sroce_reth_len(reth), rkey = sroce_reth_rkey(reth);
-	struct sroce_rd_res *res;
-	struct sroce_mr *mr;
-
-	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_READ) || !qp->resp.res)
-		return SROCE_RESP_NAK_ACCESS;
-	if (len) {
-		mr = sroce_rkey_resolve(qp_sdev(qp), qp, rkey, va, len,
-					IB_ACCESS_REMOTE_READ);
-		if (!mr) {
-			sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
-			return SROCE_RESP_NAK_ACCESS;
-		}
-		sroce_mr_put(mr);
-	}
-	res = sroce_res_new(qp);
-	res->opcode = SROCE_OP_RC_READ_REQUEST;
-	res->first_psn = sroce_pkt(skb)->psn;
-	res->last_psn = sroce_psn_add(res->first_psn,
-				      max_t(u32, 1, DIV_ROUND_UP(len, mtu)) - 1);
-	res->rkey = rkey;
-	res->orig_va = va;
-	res->orig_len = len;
-	/* The READ counts as a message now (C9-148). */
-	qp->resp.msn = sroce_psn_next(qp->resp.msn);
-	qp->resp.psn = sroce_psn_next(res->last_psn);
-	sroce_resp_start_read(qp, res, res->first_psn, va, len);
-	return SROCE_RESP_DONE;
-}
-
-static void sroce_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
-{
-	struct sk_buff *skb = sroce_resp_skb(qp, SROCE_OP_RC_ATOMIC_ACKNOWLEDGE, psn, 0);
-	const struct sroce_opcode_info *info =
-		sroce_opcode_info(SROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
-
-	if (!skb)
-		return;
-	sroce_aeth_set(sroce_opcode_eth(info, skb->data, SROCE_ETH_AETH),
-		       sroce_ack_syn(), qp->resp.msn);
-	sroce_atmack_set(sroce_opcode_eth(info, skb->data, SROCE_ETH_ATMACK),
-			 orig);
-	sroce_resp_xmit(qp, skb);
-}
-
-/*
- * Compare-and-swap or fetch-and-add on 8 aligned bytes of an MR; the
- * original value goes to @orig. -EFAULT when an ODP page is not there.
- */
-static int sroce_do_atomic(struct sroce_mr *mr, u64 va, u8 opcode,
-			   u64 swap_add, u64 compare, u64 *orig)
-{
-	struct page *page;
-	unsigned long flags;
-	u64 *word, val;
-
-	word = sroce_mr_map_word(mr, va, &page);
-	if (!word)
-		return -EFAULT;
-	spin_lock_irqsave(&sroce_atomic_lock, flags);
-	*orig = READ_ONCE(*word);
-	if (opcode == SROCE_OP_RC_COMPARE_SWAP)
-		val = *orig == compare ? swap_add : *orig;
-	else
-		val = *orig + swap_add;
-	WRITE_ONCE(*word, val);
-	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-	sroce_mr_unmap_word(mr, word, page);
-	return 0;
-}
-
-static enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp,
-					     struct sk_buff *skb)
-{
-	struct sroce_atmeth *a = sroce_pkt_eth(skb, SROCE_ETH_ATMETH);
-	u64 va = sroce_atmeth_va(a);
-	struct sroce_rd_res *res;
-	struct sroce_mr *mr;
-	u64 orig;
-	int err;
-
-	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_ATOMIC) || !qp->resp.res)
-		return SROCE_RESP_NAK_ACCESS;
-	if (va & 7)
-		return SROCE_RESP_NAK_INV;
-	mr = sroce_rkey_resolve(qp_sdev(qp), qp, sroce_atmeth_rkey(a), va, 8,
-				IB_ACCESS_REMOTE_ATOMIC);
-	if (!mr) {
-		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
-		return SROCE_RESP_NAK_ACCESS;
-	}
-	err = sroce_do_atomic(mr, va, sroce_pkt(skb)->opcode,
-			      sroce_atmeth_swap_add(a), sroce_atmeth_compare(a),
-			      &orig);
-	sroce_mr_put(mr);
-	if (err)
-		return SROCE_RESP_NAK_ACCESS;
-	res = sroce_res_new(qp);
-	res->opcode = sroce_pkt(skb)->opcode;
-	res->first_psn = sroce_pkt(skb)->psn;
-	res->last_psn = res->first_psn;
-	res->atomic_orig = orig;
-	qp->resp.msn = sroce_psn_next(qp->resp.msn);
-	qp->resp.psn = sroce_psn_next(res->first_psn);
-	sroce_send_atomic_ack(qp, res->first_psn, res->atomic_orig);
-	return SROCE_RESP_DONE;
-}
-
-/* ATOMIC WRITE: 8 bytes placed in one store, answered by a plain ACK. */
-static enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
-						   struct sk_buff *skb)
-{
-	struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
-	u64 va = sroce_reth_va(reth);
-	struct sroce_mr *mr;
-	unsigned long flags;
-	struct page *page;
-	u64 *word;
-
-	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_WRITE))
-		return SROCE_RESP_NAK_ACCESS;
-	if ((va & 7) || sroce_pkt(skb)->paylen != 8)
-		return SROCE_RESP_NAK_INV;
-	mr = sroce_rkey_resolve(qp_sdev(qp), qp, sroce_reth_rkey(reth), va, 8,
-				IB_ACCESS_REMOTE_WRITE);
-	if (!mr)
-		return SROCE_RESP_NAK_ACCESS;
-	word = sroce_mr_map_word(mr, va, &page);
-	if (word) {
-		spin_lock_irqsave(&sroce_atomic_lock, flags);
-		memcpy(word, sroce_pkt_payload(skb), 8);
-		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-		sroce_mr_unmap_word(mr, word, page);
-	}
-	sroce_mr_put(mr);
-	return word ? SROCE_RESP_OK : SROCE_RESP_NAK_ACCESS;
-}
-
-/* Duplicates (RC): answer again, never execute again. */
-static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct sroce_pkt *pkt = sroce_pkt(skb);
-	struct sroce_rd_res *res;
-
-	sroce_counter_inc(qp_sdev(qp), SROCE_CNT_DUP_REQ);
-	if (pkt->info->flags & SROCE_OPF_READ) {
-		struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
-		u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-		u64 off;
-
-		res = sroce_res_find(qp, pkt->psn, true);
-		if (!res || sroce_reth_rkey(reth) != res->rkey)
-			return;
-		/*
-		 * The retry asks for the tail of the original range that starts
-		 * at its PSN; only that range, checked when it first came, is
-		 * ever sent again, whatever this packet's RETH says.
-		 */
-		off = (u64)sroce_psn_diff(pkt->psn, res->first_psn) * mtu;
-		if (off > res->orig_len)
-			return;
-		sroce_resp_start_read(qp, res, pkt->psn, res->orig_va + off,
-				      res->orig_len - off);
-		return;
-	}
-	if (pkt->info->flags & SROCE_OPF_ATOMIC) {
-		res = sroce_res_find(qp, pkt->psn, false);
-		if (res && res->first_psn == pkt->psn)
-			sroce_send_atomic_ack(qp, pkt->psn, res->atomic_orig);
-		return;
-	}
-	/* SEND or WRITE: acknowledge up to the last PSN executed (C9-105). */
-	sroce_send_ack(qp, sroce_ack_syn(), sroce_psn_sub(qp->resp.psn, 1));
 }
 
 /* Dispatch */
@@ -856,42 +520,6 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sroce_resp_finish(qp, skb, sroce_resp_execute(qp, skb));
-}
-
-/* Take @skb off the head of the request queue if it is a retried READ. */
-static struct sk_buff *sroce_resp_next_read_retry(struct sroce_qp *qp)
-{
-	struct sk_buff_head *q = &qp->req_pkts;
-	struct sk_buff *skb;
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->lock, flags);
-	skb = skb_peek(q);
-	if (skb && (sroce_pkt(skb)->info->flags & SROCE_OPF_READ) &&
-	    sroce_psn_diff(sroce_pkt(skb)->psn, qp->resp.psn) < 0)
-		__skb_unlink(skb, q);
-	else
-		skb = NULL;
-	spin_unlock_irqrestore(&q->lock, flags);
-	return skb;
-}
-
-/*
- * A retried READ that arrives while an answer is still being sent replaces
- * that answer: the requester went back to the retried PSN and drops every
- * response past it, so finishing the old answer first would only send the
- * whole range twice (and, on a slow link, make the next retry come sooner).
- */
-static void sroce_resp_read_retries(struct sroce_qp *qp)
-{
-	struct sk_buff *skb;
-
-	if (qp->ibqp.qp_type != IB_QPT_RC || sroce_qp_state(qp) == IB_QPS_ERR)
-		return;
-	while ((skb = sroce_resp_next_read_retry(qp))) {
-		sroce_resp_duplicate(qp, skb);
-		sroce_task_consume(skb);
-	}
 }
 
 /**
