@@ -208,8 +208,8 @@ mem() {
 # The matrix in blocks of rows (BLOCKS). Every block is measured on each
 # driver before the next block starts, so both drivers measure a row
 # within a minute or two of each other: the host runs in fast and slow
-# phases minutes long (docs/benchmarks.rst), and a whole round per driver
-# (~60 s) let one phase fall on one driver only.
+# phases minutes long (Documentation/benchmarks.rst), and a whole round
+# per driver (~60 s) let one phase fall on one driver only.
 BLOCKS="write_bw send_bw read_bw lat atomic_mem"
 
 driver_up() {
