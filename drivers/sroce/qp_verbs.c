@@ -378,18 +378,25 @@ static struct sroce_txflow *sroce_qp_get_flow(struct sroce_qp *qp, int mask,
 				av->grh.dgid.raw);
 }
 
-static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	struct sroce_dev *sdev = to_sdev(ibqp->device);
-	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_txflow *flow = NULL;
-	enum ib_qp_state cur, next;
+/*
+ * What a modify prepares before it takes qp->lock: the address vector of
+ * the new path, and what it allocates (the lock is a spinlock). The
+ * commit takes what it uses; the rest is given back after the lock.
+ */
+struct sroce_qp_modify {
+	struct rxe_av av;
 	struct sroce_rd_res *res;
-	struct rxe_av av = {};
-	unsigned long flags;
-	u32 res_count = 0;
-	bool to_reset;
+	u32 res_count;
+	struct sroce_txflow *flow;
+};
+
+/*
+ * Check phase, first half: every attribute on its own, with no state
+ * change; the transition is checked against the state under qp->lock.
+ */
+static int sroce_qp_check_attr(const struct ib_qp_attr *attr, int mask,
+			       struct rxe_av *av)
+{
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -397,52 +404,101 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = sroce_qp_check_values(attr, mask);
 	if (err)
 		return err;
-	if (mask & IB_QP_AV) {
-		err = sroce_av_from_attr(&av, &attr->ah_attr);
-		if (err)
-			return err;
-	}
-	res = sroce_qp_alloc_res(qp, attr, mask, &res_count);
-	if (res_count && !res)
+	if (mask & IB_QP_AV)
+		return sroce_av_from_attr(av, &attr->ah_attr);
+	return 0;
+}
+
+/* Allocate what the commit may need, outside qp->lock. */
+static int sroce_qp_modify_prepare(struct sroce_qp *qp,
+				   const struct ib_qp_attr *attr, int mask,
+				   struct sroce_qp_modify *m)
+{
+	m->res = sroce_qp_alloc_res(qp, attr, mask, &m->res_count);
+	if (m->res_count && !m->res)
 		return -ENOMEM;
-	flow = sroce_qp_get_flow(qp, mask, &av);
-	if (IS_ERR(flow)) {
-		kfree(res);
-		return PTR_ERR(flow);
+	m->flow = sroce_qp_get_flow(qp, mask, &m->av);
+	if (IS_ERR(m->flow)) {
+		kfree(m->res);
+		return PTR_ERR(m->flow);
 	}
+	return 0;
+}
+
+/* Give back what the commit did not take (either may be NULL). */
+static void sroce_qp_modify_release(struct sroce_qp *qp,
+				    struct sroce_qp_modify *m)
+{
+	kfree(m->res);		/* unused, or a concurrent modify's came first */
+	sroce_txflow_put(to_sdev(qp->ibqp.device), m->flow);
+}
+
+/* Check phase, second half: may the QP go from its state to the next? */
+static int sroce_qp_check_transition(struct sroce_qp *qp,
+				     const struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state cur = qp->state;
+	enum ib_qp_state next = cur;
+
+	lockdep_assert_held(&qp->lock);
+	if (mask & IB_QP_STATE)
+		next = attr->qp_state;
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
+		return -EINVAL;
+	if (sroce_qp_dev_gone(qp, cur, next))
+		return -ENODEV;
+	return 0;
+}
+
+/* Commit phase: apply a checked modify. Caller holds qp->lock. */
+static void sroce_qp_modify_commit(struct sroce_qp *qp,
+				   const struct ib_qp_attr *attr, int mask,
+				   struct sroce_qp_modify *m)
+{
+	lockdep_assert_held(&qp->lock);
+	if (m->res && !qp->resp.res) {	/* before the state lets it be used */
+		qp->resp.res_count = m->res_count;
+		qp->resp.res_head = 0;
+		qp->resp.res = m->res;
+		m->res = NULL;
+	}
+	if (m->flow && sroce_txflow_bind(qp, m->flow))
+		m->flow = NULL;
+	sroce_qp_apply(qp, attr, mask, &m->av);
+	if ((mask & IB_QP_AV) && sroce_txflow_per_dest(qp))
+		sroce_txflow_path_set(qp);
+}
+
+static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp_modify m = {};
+	unsigned long flags;
+	bool to_reset;
+	int err;
+
+	err = sroce_qp_check_attr(attr, mask, &m.av);
+	if (err)
+		return err;
+	err = sroce_qp_modify_prepare(qp, attr, mask, &m);
+	if (err)
+		return err;
 
 	to_reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
 	if (to_reset)
 		sroce_task_reset_begin(qp);
 	spin_lock_irqsave(&qp->lock, flags);
-	cur = qp->state;
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	err = !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask) ? -EINVAL :
-	      sroce_qp_dev_gone(qp, cur, next) ? -ENODEV : 0;
-	if (err) {
-		spin_unlock_irqrestore(&qp->lock, flags);
-		goto out;
-	}
-	if (res && !qp->resp.res) {	/* before the state lets it be used */
-		qp->resp.res_count = res_count;
-		qp->resp.res_head = 0;
-		qp->resp.res = res;
-		res = NULL;
-	}
-	if (flow && sroce_txflow_bind(qp, flow))
-		flow = NULL;
-	sroce_qp_apply(qp, attr, mask, &av);
-	if ((mask & IB_QP_AV) && sroce_txflow_per_dest(qp))
-		sroce_txflow_path_set(qp);
+	err = sroce_qp_check_transition(qp, attr, mask);
+	if (!err)
+		sroce_qp_modify_commit(qp, attr, mask, &m);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	/* Entering RTS may start posted work; entering ERR flushes it. */
-	if ((mask & IB_QP_STATE) && !to_reset)
+	if (!err && (mask & IB_QP_STATE) && !to_reset)
 		sroce_task_sched(qp);
-out:
 	if (to_reset)
 		sroce_task_reset_end(qp, !err);
-	kfree(res);		/* unused, or a concurrent modify's came first */
-	sroce_txflow_put(sdev, flow);	/* unused, or it kept its own */
+	sroce_qp_modify_release(qp, &m);
 	return err;
 }
 
