@@ -20,74 +20,12 @@
 # A set-up failure prints a one-test KTAP report; a clean-up failure after
 # the program ran prints "Bail out!" so that no TAP reader counts it a pass.
 set -u
-cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh || exit 1
+cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh &&
+	PROG=sroce_integrity && . ./lib/prog_lib.sh || exit 1
 
-BIN=./sroce_integrity
-DRIVER=${SROCE_TEST_DRIVER:-sroce}
-NETDEV=${SROCE_NETDEV:-eth0}
 GID4=0000:0000:0000:0000:0000:ffff:c000:0201	# ::ffff:192.0.2.1
 NETDEV_MTU=${SROCE_INTEGRITY_NETDEV_MTU:-}
 OLD_MTU=
-LOG=()			# set-up notes, printed after the program's KTAP
-
-case $DRIVER in
-sroce)	MOD=sroce; OTHER=rdma_rxe; DEV=sroce0 ;;
-rxe)	MOD=rdma_rxe; OTHER=sroce; DEV=rxe0 ;;
-*)	echo "sroce_integrity.sh: SROCE_TEST_DRIVER must be sroce or rxe, not '$DRIVER'" >&2
-	exit 2 ;;
-esac
-TYPE=${MOD#rdma_}
-
-note() { LOG+=("$*"); }
-
-print_notes() {
-	((${#LOG[@]} == 0)) || printf '# %s\n' "${LOG[@]}"
-}
-
-# Run "$2 ..." for at most $1 seconds; a command stuck in the kernel is left
-# behind rather than waited for.
-bounded() {
-	local secs=$1 pid end
-	shift
-	"$@" &
-	pid=$!
-	end=$((SECONDS + secs))
-	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		disown "$pid"
-		kill -KILL "$pid" 2>/dev/null
-		echo "still running after ${secs}s: $*" >&2
-		return 124
-	fi
-	wait "$pid"
-}
-
-# A set-up step: bounded, its output kept as notes so that nothing comes
-# before the KTAP header.
-step() {
-	local out line rc
-	out=$(mktemp)
-	bounded 60 "$@" >"$out" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		note "$*: $line"
-	done <"$out"
-	rm -f "$out"
-	return $rc
-}
-
-setup_failed() {
-	echo "TAP version 13"
-	echo "1..1"
-	print_notes
-	echo "# $*"
-	echo "not ok 1 sroce_integrity.setup # $DEV on $NETDEV with $MOD"
-	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
-	cleanup >/dev/null 2>&1
-	exit 1
-}
 
 # Index of the RoCEv2 GID $2 of device $1, or nothing.
 gid_index() {
@@ -125,32 +63,23 @@ cleanup() {
 
 setup() {
 	[[ -x $BIN ]] || setup_failed "$BIN is not built (make -f selftests/integrity.mk)"
-	# The two drivers claim the same provider ABI and UDP port: never both.
-	if lsmod | grep -q "^$OTHER "; then
-		note "unloading $OTHER first"
-		if [[ $OTHER == sroce ]]; then
-			step sroce_reset || setup_failed "cannot unload sroce"
-		else
-			step rmmod "$OTHER" || setup_failed "cannot unload $OTHER"
-		fi
+	if [[ $OTHER == sroce ]]; then
+		prog_unload_other sroce_reset
+	else
+		prog_unload_other
 	fi
 	if [[ $MOD == sroce ]]; then
 		step sroce_reset || setup_failed "sroce_reset failed"
 		step sroce_load || setup_failed "sroce_load (modprobe ib_uverbs rdma_ucm sroce) failed"
 	else
-		if [[ -e $SROCE_SYSFS/$DEV ]]; then
-			step rdma link delete "$DEV" || setup_failed "cannot delete leftover $DEV"
-		fi
-		step modprobe -a ib_uverbs rdma_ucm "$MOD" ||
-			setup_failed "modprobe ib_uverbs rdma_ucm $MOD failed"
+		prog_modprobe
 	fi
 	if [[ -n $NETDEV_MTU ]]; then
 		OLD_MTU=$(cat "/sys/class/net/$NETDEV/mtu")
 		step ip link set "$NETDEV" mtu "$NETDEV_MTU" ||
 			setup_failed "ip link set $NETDEV mtu $NETDEV_MTU failed"
 	fi
-	step rdma link add "$DEV" type "$TYPE" netdev "$NETDEV" ||
-		setup_failed "rdma link add $DEV type $TYPE netdev $NETDEV failed"
+	prog_link_add
 	wait_for "$DEV IPv4 GID" 10 ready >/dev/null ||
 		setup_failed "$DEV: port not ACTIVE with the RoCEv2 GID $GID4 after 10 s"
 	GID=$(gid_index "$DEV" "$GID4")
@@ -170,14 +99,5 @@ if ((rc != 0)); then
 	echo "# kernel log since the test started:"
 	kmsg_since_mark | tail -n 60 | sed 's/^/#   /'
 fi
-# Into a file, not $(...): a command stuck in the kernel would keep a pipe
-# open and hang the capture.
-errs=$(mktemp)
-if ! cleanup >"$errs" 2>&1; then
-	sed 's/^/# /' "$errs"
-	rm -f "$errs"
-	echo "Bail out! sroce_integrity.sh: clean-up failed: rdma link delete $DEV / unload $MOD"
-	exit 1
-fi
-rm -f "$errs"
+prog_cleanup_or_bail "rdma link delete $DEV / unload $MOD"
 exit $rc
