@@ -28,6 +28,11 @@
 #include "task.h"
 #include "wire.h"
 
+/* Responses per run: the round ends, and the requester and other QPs run. */
+#define SROCE_COMP_BUDGET	64
+/* Send WQEs flushed per round: a deep SQ in error is flushed over rounds. */
+#define SROCE_COMP_FLUSH_BUDGET	256
+
 /*
  * On by default: on a lossy link a full window resent after every loss
  * is what keeps an overloaded receiver dropping (window.h). A QP that
@@ -571,7 +576,7 @@ bool sroce_comp_run(struct sroce_qp *qp)
 {
 	struct sk_buff *skb;
 	bool progress = false;
-	int budget = 64;
+	int budget = SROCE_COMP_BUDGET;
 
 	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	while (budget-- > 0 && (skb = skb_dequeue(&qp->resp_pkts))) {
@@ -633,7 +638,7 @@ static bool sroce_flush_sq_one(struct sroce_qp *qp)
 bool sroce_comp_flush(struct sroce_qp *qp)
 {
 	bool any = false;
-	int budget = 256;
+	int budget = SROCE_COMP_FLUSH_BUDGET;
 
 	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	del_timer(&qp->retry_timer);

@@ -42,6 +42,10 @@
 #include "wire.h"
 
 #define SROCE_GRH_BYTES		40
+/* Requests per run: the round ends, and the runner can give way. */
+#define SROCE_RESP_BUDGET	64
+/* Receive WQEs flushed per round: a deep RQ in error goes over rounds. */
+#define SROCE_RESP_FLUSH_BUDGET	256
 
 static struct sroce_dev *qp_sdev(struct sroce_qp *qp)
 {
@@ -532,7 +536,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 {
 	struct sk_buff *skb;
 	bool progress = false;
-	int budget = 64;
+	int budget = SROCE_RESP_BUDGET;
 
 	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
 	/*
@@ -625,7 +629,7 @@ static void sroce_resp_last_wqe_reached(struct sroce_qp *qp)
  */
 bool sroce_resp_flush(struct sroce_qp *qp)
 {
-	int budget = 256;
+	int budget = SROCE_RESP_FLUSH_BUDGET;
 	bool any;
 
 	sroce_side_assert_held(qp, SROCE_SIDE_RECV);

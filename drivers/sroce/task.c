@@ -67,7 +67,7 @@
 #include "txflow.h"
 #include "wqe.h"
 
-#define SROCE_WORK_ROUNDS	16
+#define SROCE_WORK_ROUNDS	16	/* the rest goes to the workqueue: others run */
 #define SROCE_SOFTIRQ_ROUNDS	2	/* the packet's round, one to see it idle */
 #define SROCE_INLINE_QPS	4	/* QPs one runner notes at most */
 #define SROCE_INLINE_RUNS	32	/* engine runs inline per runner */
