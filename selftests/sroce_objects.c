@@ -227,6 +227,27 @@ static struct ibv_srq *make_srq(struct __test_metadata *_metadata,
 	return srq;
 }
 
+/*
+ * The PD and 16-entry CQ that most QP, SRQ and multicast tests build on:
+ * make_pd_cq() returns the PD and sets *cq.  free_cq_pd() releases a
+ * test's CQ and PD, each release checked, once its other objects are gone.
+ */
+static struct ibv_pd *make_pd_cq(struct __test_metadata *_metadata,
+				 struct dev *d, struct ibv_cq **cq)
+{
+	struct ibv_pd *pd = make_pd(_metadata, d);
+
+	*cq = make_cq(_metadata, d, 16);
+	return pd;
+}
+
+static void free_cq_pd(struct __test_metadata *_metadata,
+		       struct ibv_cq *cq, struct ibv_pd *pd)
+{
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+}
+
 static struct ibv_ah_attr loop_ah(struct dev *d)
 {
 	struct ibv_ah_attr ah = {
@@ -443,8 +464,8 @@ TEST_F(pd, alloc_dealloc)
 TEST_F(pd, dealloc_busy)
 {
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	static char buf[4096] __attribute__((aligned(4096)));
 	struct ibv_ah_attr aha = loop_ah(d);
 	struct ibv_srq *srq;
@@ -1078,8 +1099,7 @@ TEST_F(qp, create_caps)
 	EXPECT_EQ(0, count_dups(qpns, n));
 	for (i = 0; i < n; i++)
 		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* RESET -> INIT -> RTR -> RTS on a loopback path, every step read back. */
@@ -1090,8 +1110,8 @@ static void state_machine(struct __test_metadata *_metadata, struct dev *d,
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC :
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, type);
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr a, want;
@@ -1146,8 +1166,7 @@ static void state_machine(struct __test_metadata *_metadata, struct dev *d,
 	}
 
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 TEST_F(qp, state_machine_rc) { state_machine(_metadata, &self->d, IBV_QPT_RC); }
@@ -1158,8 +1177,8 @@ TEST_F(qp, state_machine_ud) { state_machine(_metadata, &self->d, IBV_QPT_UD); }
 TEST_F(qp, illegal_transitions)
 {
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	struct ibv_qp *ud = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	struct ibv_qp_attr a;
@@ -1191,16 +1210,15 @@ TEST_F(qp, illegal_transitions)
 
 	EXPECT_EQ(0, ibv_destroy_qp(ud));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* A transition without a required attribute, or with one it does not allow. */
 TEST_F(qp, missing_attrs)
 {
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	struct ibv_qp *ud = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = PORT,
@@ -1246,16 +1264,15 @@ TEST_F(qp, missing_attrs)
 
 	EXPECT_EQ(0, ibv_destroy_qp(ud));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* RTS/RTR/INIT -> ERR, ERR -> RESET, and the QP can be brought up again. */
 TEST_F(qp, err_and_reset)
 {
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
 	unsigned int i;
 
@@ -1289,16 +1306,15 @@ TEST_F(qp, err_and_reset)
 		EXPECT_EQ(IBV_QPS_RESET, query_state(_metadata, qp));
 		EXPECT_EQ(0, ibv_destroy_qp(qp));
 	}
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* Caps beyond the device limits: EINVAL (rdma_rxe rxe_qp_chk_cap). */
 TEST_F(qp, create_limits)
 {
 	const struct ibv_device_attr *da = &self->d.attr.orig_attr;
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	const struct ibv_qp_cap ok = { 16, 16, 1, 1, 0 };
 	struct ibv_qp_cap bad[5];
 	int i;
@@ -1323,16 +1339,15 @@ TEST_F(qp, create_limits)
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 TEST_F(qp, with_srq)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	struct ibv_srq *srq = make_srq(_metadata, pd, 16);
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
@@ -1355,8 +1370,7 @@ TEST_F(qp, with_srq)
 	EXPECT_EQ(0, ibv_destroy_qp(ud));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /*
@@ -1385,8 +1399,8 @@ static bool next_async_event(struct ibv_context *ctx, int ms,
 TEST_F(qp, srq_last_wqe_reached)
 {
 	struct dev *d = &self->d;
-	struct ibv_pd *pd = make_pd(_metadata, d);
-	struct ibv_cq *cq = make_cq(_metadata, d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, d, &cq);
 	struct ibv_srq *srq = make_srq(_metadata, pd, 16);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, srq, IBV_QPT_RC);
 	struct ibv_qp *plain = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
@@ -1413,8 +1427,7 @@ TEST_F(qp, srq_last_wqe_reached)
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_destroy_qp(plain));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /*
@@ -1423,8 +1436,8 @@ TEST_F(qp, srq_last_wqe_reached)
  */
 TEST_F(qp, destroy_mcast_attached)
 {
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	union ibv_gid g1 = mcast_gid(1), g2 = mcast_gid(2);
 
@@ -1437,16 +1450,15 @@ TEST_F(qp, destroy_mcast_attached)
 	EXPECT_EQ(IBV_QPS_RTS, query_state(_metadata, qp));
 	EXPECT_EQ(0, ibv_detach_mcast(qp, &g2, 0));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* The provider refuses receives on a QP in RESET (EINVAL); INIT takes them. */
 TEST_F(qp, post_recv_reset)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
@@ -1465,8 +1477,7 @@ TEST_F(qp, post_recv_reset)
 	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /*
@@ -1477,8 +1488,8 @@ TEST_F(qp, post_recv_reset)
 TEST_F(qp, post_send_reset_init)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
@@ -1498,8 +1509,7 @@ TEST_F(qp, post_send_reset_init)
 	EXPECT_EQ(IBV_QPS_INIT, query_state(_metadata, qp));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 static bool has_pair(const char *line, const char *key, const char *value, bool prefix);
@@ -1580,8 +1590,7 @@ TEST_F(qp, txflow_per_destination)
 		SKIP(return, "transmit flows are sroce's");
 	idx2 = other_gid(&self->d, &gid2);
 	ASSERT_LE(0, idx2) TH_LOG("no second GID on %s", self->d.name);
-	pd = make_pd(_metadata, &self->d);
-	cq = make_cq(_metadata, &self->d, 16);
+	pd = make_pd_cq(_metadata, &self->d, &cq);
 	for (i = 0; i < 5; i++)
 		rc[i] = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	ud = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
@@ -1629,8 +1638,7 @@ TEST_F(qp, txflow_per_destination)
 	EXPECT_EQ(0, ibv_destroy_qp(rc[4]));
 	EXPECT_EQ(0, ibv_destroy_qp(rc[0]));
 	EXPECT_EQ(0, ibv_destroy_qp(ud));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* -------------------------------------------------------------------- SRQ */
@@ -1730,8 +1738,8 @@ TEST_F(srq, limits)
 /* RDMA core (ib_destroy_srq_user): EBUSY while a QP uses it. */
 TEST_F(srq, destroy_busy)
 {
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_srq *srq = make_srq(_metadata, pd, 16);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, srq, IBV_QPT_RC);
 	struct ibv_srq_attr a;
@@ -1740,8 +1748,7 @@ TEST_F(srq, destroy_busy)
 	EXPECT_EQ(0, ibv_query_srq(srq, &a));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_destroy_srq(srq));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* --------------------------------------------------------------------- AH */
@@ -1803,8 +1810,8 @@ TEST_F(ah, bad_sgid_index)
 
 TEST_F(mcast, attach_detach)
 {
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	struct ibv_qp *qp2 = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	union ibv_gid g1 = mcast_gid(1), g2 = mcast_gid(2);
@@ -1823,15 +1830,14 @@ TEST_F(mcast, attach_detach)
 	EXPECT_EQ(0, ibv_detach_mcast(qp2, &g1, 0));
 	EXPECT_EQ(0, ibv_destroy_qp(qp2));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* ib_uverbs finds no such attachment: EINVAL */
 TEST_F(mcast, detach_not_attached)
 {
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *qp = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	union ibv_gid g1 = mcast_gid(1), g3 = mcast_gid(3);
 
@@ -1840,15 +1846,14 @@ TEST_F(mcast, detach_not_attached)
 	EXPECT_EQ(EINVAL, ibv_detach_mcast(qp, &g3, 0));
 	EXPECT_EQ(0, ibv_detach_mcast(qp, &g1, 0));
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* RDMA core (ib_attach_mcast): multicast GIDs on UD QPs only, EINVAL */
 TEST_F(mcast, attach_bad)
 {
-	struct ibv_pd *pd = make_pd(_metadata, &self->d);
-	struct ibv_cq *cq = make_cq(_metadata, &self->d, 16);
+	struct ibv_cq *cq;
+	struct ibv_pd *pd = make_pd_cq(_metadata, &self->d, &cq);
 	struct ibv_qp *ud = make_qp(_metadata, pd, cq, NULL, IBV_QPT_UD);
 	struct ibv_qp *rc = make_qp(_metadata, pd, cq, NULL, IBV_QPT_RC);
 	union ibv_gid g1 = mcast_gid(1);
@@ -1857,8 +1862,7 @@ TEST_F(mcast, attach_bad)
 	EXPECT_EQ(EINVAL, ibv_attach_mcast(rc, &g1, 0));		/* not UD */
 	EXPECT_EQ(0, ibv_destroy_qp(rc));	/* nothing got attached */
 	EXPECT_EQ(0, ibv_destroy_qp(ud));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	free_cq_pd(_metadata, cq, pd);
 }
 
 /* --------------------------------------------------------------- teardown */
