@@ -58,15 +58,23 @@ static bool sroce_qp_accepts(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	       state == IB_QPS_SQE;
 }
 
+/* A check failed: the packet is dropped under @reason. */
+static bool sroce_reject(enum sroce_counter *why, enum sroce_counter reason)
+{
+	*why = reason;
+	return false;
+}
+
 /*
- * Lengths and ICRC. A packet from the wire is made linear first; one the
- * device sent itself has no ICRC, and keeps its payload in page fragments
- * when the transport places that payload piece by piece (payload.h). On
- * success skb->data is the BTH, the headers are linear and the ICRC is
- * trimmed off, so the packet ends with its pad.
+ * Are the lengths and the ICRC of @skb right? A packet from the wire is
+ * made linear first; one the device sent itself has no ICRC, and keeps its
+ * payload in page fragments when the transport places that payload piece
+ * by piece (payload.h). When it is right, skb->data is the BTH, the
+ * headers are linear, @pkt is filled in and the ICRC is trimmed off, so
+ * the packet ends with its pad; when not, *@why is the drop's counter.
  */
-static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
-			      bool self)
+static bool sroce_packet_ok(struct sk_buff *skb, struct sroce_pkt *pkt,
+			    bool self, enum sroce_counter *why)
 {
 	unsigned int icrc_len = self ? 0 : SROCE_ICRC_LEN;
 	struct sroce_bth *bth;
@@ -74,32 +82,32 @@ static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
 	u8 pad;
 
 	if (!self && skb_linearize(skb))
-		return SROCE_CNT_DROP_NOMEM;
+		return sroce_reject(why, SROCE_CNT_DROP_NOMEM);
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(*bth)))
-		return SROCE_CNT_DROP_LENGTH;
+		return sroce_reject(why, SROCE_CNT_DROP_LENGTH);
 	__skb_pull(skb, sizeof(struct udphdr));
 	len = skb->len;
 	if (len < sizeof(*bth) + icrc_len)
-		return SROCE_CNT_DROP_LENGTH;
+		return sroce_reject(why, SROCE_CNT_DROP_LENGTH);
 	bth = sroce_pkt_bth(skb);
 	pkt->opcode = sroce_bth_opcode(bth);
 	pkt->info = sroce_opcode_info(pkt->opcode);
 	if (!sroce_opcode_known(pkt->opcode))
-		return SROCE_CNT_DROP_OPCODE;
+		return sroce_reject(why, SROCE_CNT_DROP_OPCODE);
 	pad = sroce_bth_pad(bth);
 	if (len < pkt->info->hdr_len + pad + icrc_len)
-		return SROCE_CNT_DROP_LENGTH;
+		return sroce_reject(why, SROCE_CNT_DROP_LENGTH);
 	if (skb_is_nonlinear(skb) &&
 	    (!sroce_payload_walkable(pkt->opcode) ||
 	     !pskb_may_pull(skb, pkt->info->hdr_len)) &&
 	    skb_linearize(skb))
-		return SROCE_CNT_DROP_NOMEM;
+		return sroce_reject(why, SROCE_CNT_DROP_NOMEM);
 	bth = sroce_pkt_bth(skb);	/* the pulls may have moved it */
 	if (sroce_bth_tver(bth))
-		return SROCE_CNT_DROP_HEADER;
+		return sroce_reject(why, SROCE_CNT_DROP_HEADER);
 	if (!self && sroce_icrc_check(skb_network_header(skb),
 				      skb_tail_pointer(skb) - skb_network_header(skb)))
-		return SROCE_CNT_DROP_ICRC;
+		return sroce_reject(why, SROCE_CNT_DROP_ICRC);
 
 	pkt->hdr_len = pkt->info->hdr_len;
 	pkt->paylen = len - pkt->hdr_len - pad - icrc_len;
@@ -108,7 +116,7 @@ static int sroce_check_packet(struct sk_buff *skb, struct sroce_pkt *pkt,
 						    RDMA_NETWORK_IPV6;
 	if (icrc_len)
 		skb_trim(skb, len - icrc_len);
-	return -1;
+	return true;
 }
 
 /* UD and GSI: the DETH's Q_Key must be the QP's. */
@@ -169,13 +177,12 @@ static void sroce_rcv_dev(struct sroce_dev *sdev, struct sk_buff *skb,
 			  bool self)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
+	enum sroce_counter why;
 	struct sroce_qp *qp;
-	int why;
 	u32 qpn;
 
 	memset(pkt, 0, sizeof(*pkt));
-	why = sroce_check_packet(skb, pkt, self);
-	if (why >= 0) {
+	if (!sroce_packet_ok(skb, pkt, self, &why)) {
 		sroce_drop(sdev, skb, why);
 		return;
 	}
