@@ -4,11 +4,10 @@
  *
  * Each READ or ATOMIC executed takes the oldest of the QP's responder
  * resources (allocated at the first RTR, resp.h) and keeps there what a
- * duplicate needs: a READ its PSNs and
- * the range checked when it first came, which is all a retry is ever sent
- * again; an ATOMIC its PSN and the value it returned, so it is answered
- * again without being executed twice. A duplicate SEND or WRITE is
- * acknowledged again.
+ * duplicate needs: a READ its PSNs and the range checked when it first
+ * came, which is all a retry is ever sent again; an ATOMIC its PSN and the
+ * value it returned, so it is answered again without being executed
+ * twice. A duplicate SEND or WRITE is acknowledged again.
  *
  * A READ is answered over as many runs as its size takes (the budget
  * below); a retried READ that arrives meanwhile replaces the answer.
