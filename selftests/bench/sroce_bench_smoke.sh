@@ -18,7 +18,7 @@
 # Takes about 2-3 minutes of guest time; the limit is for a loaded host.
 # sroce-timeout: 600
 set -u
-cd "$(dirname "$0")" && . ./lib/lib.sh && . ./lib/sroce_lib.sh
+cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh
 
 raw=$(mktemp)
 log=$(mktemp)
