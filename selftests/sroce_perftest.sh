@@ -183,13 +183,10 @@ perftest_pair() {
 }
 
 run_start=$EPOCHREALTIME
-sroce_reset
-sroce_load
-ip -6 addr add 2001:db8:5::1/64 dev eth0 nodad
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+declare idx4 idx6
+sroce_eth0_up idx4 2001:db8:5::1/64
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
-idx4=$(sroce_gid_index sroce0 $gid4) || echo "# no IPv4 RoCE v2 GID $gid4"
+[ -n "$idx4" ] || echo "# no IPv4 RoCE v2 GID $gid4"
 idx6=$(sroce_gid_index sroce0 $gid6) || echo "# no IPv6 RoCE v2 GID $gid6"
 echo "# GID index: IPv4 $idx4, IPv6 $idx6; -n $N (sweeps), $NA (atomics)"
 

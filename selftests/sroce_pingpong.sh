@@ -13,13 +13,9 @@ ITERS=${SROCE_PINGPONG_ITERS:-200}
 LIMIT=$((60 * ${SROCE_TIMEOUT_SCALE:-1}))
 PROGS="ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong"
 
-sroce_reset
-sroce_load
-ip -6 addr add 2001:db8:5::1/64 dev eth0 nodad
-rdma link add sroce0 type sroce netdev eth0
 gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+sroce_eth0_up "" 2001:db8:5::1/64
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
 
 gid_index() {

@@ -46,7 +46,6 @@ udaddy_ipv6               udaddy    6       -      -
 EOF
 )
 
-gid4=0000:0000:0000:0000:0000:ffff:c000:0201
 gid6=2001:0db8:0005:0000:0000:0000:0000:0001
 
 # Is an rdma_cm ID listening on port $1?
@@ -177,11 +176,7 @@ cmatose_pair() {
 }
 
 run_start=$EPOCHREALTIME
-sroce_reset
-sroce_load
-ip -6 addr add $ADDR6/64 dev eth0 nodad
-rdma link add sroce0 type sroce netdev eth0
-wait_for "IPv4 GID" 10 sroce_has_rocev2_gid sroce0 $gid4 >/dev/null
+sroce_eth0_up "" $ADDR6/64
 wait_for "IPv6 GID" 10 sroce_has_rocev2_gid sroce0 $gid6 >/dev/null
 
 selected=()

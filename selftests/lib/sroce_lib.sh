@@ -108,12 +108,15 @@ sroce_wait_gid() {
 # The IPv4 RoCE v2 GID of the harness' eth0 address, 192.0.2.1.
 SROCE_GID4=0000:0000:0000:0000:0000:ffff:c000:0201
 
-# sroce_eth0_up [VAR]: the start of most tests: a fresh sroce0 on eth0
-# (sroce_reset, sroce_load, rdma link add), then its IPv4 RoCE v2 GID
-# waited for (10 s) and its index in VAR, when given (sroce_wait_gid).
+# sroce_eth0_up [VAR [ADDR6/PLEN]]: the start of most tests: a fresh
+# sroce0 on eth0 (sroce_reset, sroce_load, rdma link add), then its IPv4
+# RoCE v2 GID waited for (10 s) and its index in VAR unless VAR is ""
+# (sroce_wait_gid). ADDR6/PLEN, when given, goes on eth0 (nodad) just
+# before the link is added; waiting for its GID is the caller's.
 sroce_eth0_up() {
 	sroce_reset
 	sroce_load
+	[ -z "${2:-}" ] || ip -6 addr add "$2" dev eth0 nodad
 	rdma link add sroce0 type sroce netdev eth0
 	sroce_wait_gid "${1:-}" sroce0 $SROCE_GID4
 }
