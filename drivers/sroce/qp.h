@@ -180,7 +180,6 @@ struct sroce_rd_res {
 	bool valid;
 	u32 first_psn;
 	u32 last_psn;
-	u32 cur_psn;		/* READ: next response PSN to send */
 	u64 va;			/* READ: where the next response reads */
 	u32 resid;		/* READ: bytes still to send */
 	u64 orig_va;		/* READ: the range the request asked for */

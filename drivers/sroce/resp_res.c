@@ -347,6 +347,7 @@ enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
 	struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u64 va = sroce_reth_va(reth);
 	struct sroce_mr *mr;
 	unsigned long flags;
@@ -358,10 +359,12 @@ enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_ACCESS;
 	if ((va & 7) || sroce_pkt(skb)->paylen != 8)
 		return SROCE_RESP_NAK_INV;
-	mr = sroce_rkey_resolve(to_sdev(qp->ibqp.device), qp,
-				sroce_reth_rkey(reth), va, 8, IB_ACCESS_REMOTE_WRITE);
-	if (!mr)
+	mr = sroce_rkey_resolve(sdev, qp, sroce_reth_rkey(reth), va, 8,
+				IB_ACCESS_REMOTE_WRITE);
+	if (!mr) {
+		sroce_counter_inc(sdev, SROCE_CNT_RKEY_VIOLATION);
 		return SROCE_RESP_NAK_ACCESS;
+	}
 	word = sroce_mr_map_word(mr, va, &page);
 	if (word) {
 		spin_lock_irqsave(&sroce_atomic_lock, flags);
