@@ -16,8 +16,13 @@
  * rdma_cm programs (rping) have the same race one step later: a lost
  * DREQ is retransmitted by the kernel's CM only while the cm_id lives,
  * and rping destroys it right after rdma_disconnect(), leaving its peer
- * waiting for a disconnect for ever. rdma_destroy_id() waits as well.
- * A program that does not use librdmacm never calls it.
+ * waiting for a disconnect for ever.
+ *
+ * The process waits once, at the first destroy of a QP or of a cm_id that
+ * carries one: everything it destroys later was alive through that wait,
+ * and rping destroys its QP before the cm_id. cm_ids without a QP (a
+ * listener, the one librdmacm creates and destroys when it starts, to
+ * probe the kernel) are destroyed at once.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,8 +33,12 @@
 
 static void linger(void)
 {
+	static int lingered;
 	const char *secs = getenv("SROCE_LINGER_SECS");
 
+	if (lingered)
+		return;
+	lingered = 1;
 	sleep(secs ? (unsigned int)atoi(secs) : 3);
 }
 
@@ -53,6 +62,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 		real_destroy = (int (*)(struct rdma_cm_id *))dlsym(RTLD_NEXT, "rdma_destroy_id");
 	if (!real_destroy)
 		abort();
-	linger();
+	if (id->qp)
+		linger();
 	return real_destroy(id);
 }

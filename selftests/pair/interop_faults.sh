@@ -48,8 +48,9 @@ tool_cmd() {
 	case $tool in
 	rping)
 		READY=cm
-		# qp_linger.so: the cm_id lives 6 s after rping is done, so
-		# that the CM retransmits a lost DREQ (its timeout is ~5 s).
+		# qp_linger.so: the QP and the cm_id live 6 s after rping is
+		# done, so that the CM retransmits a lost DREQ (its timeout
+		# is ~5 s).
 		CMD=("$PWD/with_linger.sh" 6 rping)
 		if [ "$side" = server ]; then
 			CMD+=(-s -a "$SROCE_SELF_IP" -p "$5" -v -V -S $PING_SIZE)
