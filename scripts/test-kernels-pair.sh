@@ -15,8 +15,8 @@
 # over the combination names, as interop_matrix.sh reads it) replaces
 # both cuts, SROCE_PAIR_ONLY=. runs everything.  The ib_send_lat -a sweep
 # (2 B to 8 MiB, over a minute of guest time each way round) is left to
-# the 6.1 pair suite, which runs it between rdma_rxe and sroce at every
-# family and MTU; ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB carry
+# the 6.1 pair suite, which runs it between rdma_rxe and sroce once per
+# family and MTU (IPv4/1500, IPv6/9000); ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB carry
 # multi-packet messages here; SROCE_PAIR_TOOLS=all puts it back.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
