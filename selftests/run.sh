@@ -14,8 +14,10 @@
 #     failure adds one failure "<test>: exit status N"
 #   - the kernel log check (scripts/check-kmsg.sh) is one more result
 #   - a VM that did not boot or timed out is one more failure
-# The last line is exactly "N passed, N failed, N skipped"; exit 0 iff
-# nothing failed.
+# The summary ends with the time each stage took and a "# failed:" line
+# per failed result (nested ones of SROCE_RUN_AFTER commands included),
+# so that the tail of a long log says what failed.  The last line is
+# exactly "N passed, N failed, N skipped"; exit 0 iff nothing failed.
 #
 # Environment:
 #   SROCE_TEST_TIMEOUT       per-test limit in the guest, seconds (300); a
@@ -48,6 +50,7 @@ BOOT_ALLOWANCE=180	# seconds for boot, setup and power-off under TCG
 PASSED=0 FAILED=0 SKIPPED=0
 SUMMARY=()		# rows of the summary table
 TIMES=()		# "what: N s", one per boot and per SROCE_RUN_AFTER command
+FAILURES=()		# "where: not ok ...", every failed result, nested ones too
 [[ -z ${SROCE_RUN_TIME_BEFORE:-} ]] || TIMES+=("$SROCE_RUN_TIME_BEFORE")
 OUT='' OUT_IS_TEMP=''
 
@@ -92,6 +95,12 @@ classify() {
 	fi
 }
 
+# A failure the tally itself found: print it and list it in the summary.
+fail_result() {
+	echo "$1"
+	FAILURES+=("$1")
+}
+
 # Tally the TAP in file $2 for test $1; add to the totals and the table.
 # rc is the test's exit status or "missing".
 tally_test() {
@@ -106,29 +115,29 @@ tally_test() {
 			kind=$(classify "$line")
 			case $kind in
 			pass) ((++pass)) ;;
-			fail) ((++fail)) ;;
+			fail) ((++fail)); FAILURES+=("$name: $line") ;;
 			skip) ((++skip)) ;;
 			esac
 		done <"$out"
 	fi
 	local reported=$((pass + fail + skip))
 	if [[ ! -f $out ]]; then
-		echo "not ok - $name: did not run"
+		fail_result "not ok - $name: did not run"
 		((++fail))
 	elif [[ -n $plan ]] && ((reported < plan)); then
 		for ((n = reported + 1; n <= plan; n++)); do
-			echo "not ok - $name: result $n of $plan missing"
+			fail_result "not ok - $name: result $n of $plan missing"
 		done
 		((fail += plan - reported))
 	elif [[ -n $plan ]] && ((reported > plan)); then
-		echo "not ok - $name: $reported results reported, plan was $plan"
+		fail_result "not ok - $name: $reported results reported, plan was $plan"
 		((++fail))
 	fi
 	if [[ $rc != 0 ]] && ((fail == 0)); then
-		echo "not ok - $name: exit status $rc"
+		fail_result "not ok - $name: exit status $rc"
 		((++fail))
 	elif [[ $rc == 0 ]] && ((reported == 0)); then
-		echo "not ok - $name: reported no results"
+		fail_result "not ok - $name: reported no results"
 		((++fail))
 	fi
 	PASSED=$((PASSED + pass)) FAILED=$((FAILED + fail)) SKIPPED=$((SKIPPED + skip))
@@ -145,7 +154,7 @@ tally_kmsg() {
 		((++PASSED))
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "kernel log clean" 1 0 0 -)")
 	else
-		echo "not ok - kernel log clean"
+		fail_result "not ok - kernel log clean"
 		sed 's/^/# /' "$OUT/kmsg.out" 2>/dev/null || true
 		((++FAILED))
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "kernel log clean" 0 1 0 -)")
@@ -157,7 +166,7 @@ tally_extra() {
 	local file=$1
 	echo "# ---- host results: $file ----"
 	if [[ ! -r $file ]]; then
-		echo "not ok - host results file $file missing"
+		fail_result "not ok - host results file $file missing"
 		((++FAILED))
 		return
 	fi
@@ -171,12 +180,17 @@ tally_extra() {
 
 # SROCE_RUN_AFTER: run it, show its output, count its top-level results.
 tally_after() {
-	local cmd=$1 log tmp rc=0 start=$SECONDS
+	local cmd=$1 log tmp line rc=0 start=$SECONDS
 	echo "# ---- after: $cmd ----"
 	log=$(mktemp) tmp=$(mktemp)
 	(cd "$REPO" && bash -c "$cmd") >"$log" 2>&1 || rc=$?
 	TIMES+=("$cmd: $((SECONDS - start)) s")
 	cat "$log"
+	# Its nested results ("# not ok ..." of the tests it ran) name what
+	# failed; the top-level lines only name the test script.
+	while IFS= read -r line; do
+		FAILURES+=("$cmd: $line")
+	done < <(sed -n 's/^\(# \)\+\(not ok .*\)/\2/p' "$log")
 	grep -E '^(not )?ok([[:space:]]|$)' "$log" >"$tmp" || true
 	tally_test "$cmd" "$tmp" "$rc"
 	rm -f "$log" "$tmp"
@@ -235,13 +249,13 @@ main() {
 	if ! [[ -f $OUT/harness.done ]]; then
 		reason=$(sed -n 's/^FAIL: \(guest did not finish.*\|VM killed.*\|qemu exited.*\)/\1/p' \
 			 "$OUT/status" 2>/dev/null | paste -sd ';' -)
-		echo "not ok - vm: ${reason:-guest did not boot or finish}"
+		fail_result "not ok - vm: ${reason:-guest did not boot or finish}"
 		((++FAILED))
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm boot/finish" 0 1 0 -)")
 	fi
 	# Belt and braces: vm-run.sh failing must never end as a clean run.
 	if ((vm_rc != 0 && FAILED == 0)); then
-		echo "not ok - vm: vm-run.sh exited $vm_rc"
+		fail_result "not ok - vm: vm-run.sh exited $vm_rc"
 		((++FAILED))
 		SUMMARY+=("$(printf '%-32s %5d %5d %5d  %s' "vm-run.sh" 0 1 0 "$vm_rc")")
 	fi
@@ -257,6 +271,8 @@ main() {
 	printf '# %s\n' "${SUMMARY[@]}"
 	# Where the run's time went: what CI's time budget is spent on.
 	printf '# time: %s\n' "${TIMES[@]}"
+	# Last, so that a log cut to its tail still names every failure.
+	((${#FAILURES[@]} == 0)) || printf '# failed: %.300s\n' "${FAILURES[@]}"
 	if ((FAILED > 0)) && [[ -n $OUT_IS_TEMP ]]; then
 		OUT_IS_TEMP=''	# keep the evidence
 		echo "# results kept in $OUT (console.log, dmesg.txt, *.out)"
