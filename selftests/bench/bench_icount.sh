@@ -74,11 +74,14 @@
 #   SROCE_BENCH_DRIVERS     "rxe sroce"; "sroce:NAME=VALUE,..." variants
 #                           as in bench_guest.sh
 #   SROCE_BENCH_IC_PATH     self (default) or routed, see above
-#   SROCE_BENCH_PAIR_LIMIT  per-run hang guard in guest seconds (0: none,
-#                           the default: with sleep=off the guest clock
-#                           jumps ahead whenever the guest idles, so a
-#                           guest-side limit fires early; the host's
-#                           vm-run.sh --timeout bounds the run instead)
+#   SROCE_BENCH_PAIR_LIMIT  per-run hang guard across two guests, in guest
+#                           seconds (0: none, the default; the host's
+#                           vm-pair.sh limit bounds the run)
+#   SROCE_BENCH_STALL_LIMIT per-run hang guard in one guest, in guest
+#                           seconds (600; 0: none): a perftest side that
+#                           has not exited by then is killed, its row
+#                           recorded as nan with "stalled", and the
+#                           bench goes on (stall_guard says how)
 set -u
 cd "$(dirname "$0")/.." && . ./lib/lib.sh && . ./lib/sroce_lib.sh && . ./bench/bench_lib.sh
 PAIR_ROLE=${SROCE_PAIR_ROLE:-}
@@ -90,6 +93,7 @@ DRIVERS=${SROCE_BENCH_DRIVERS:-rxe sroce}
 ONLY=${SROCE_BENCH_ONLY:-}
 ICPATH=${SROCE_BENCH_IC_PATH:-self}
 PAIR_LIMIT=${SROCE_BENCH_PAIR_LIMIT:-0}
+STALL_LIMIT=${SROCE_BENCH_STALL_LIMIT:-600}
 GID1=0000:0000:0000:0000:0000:ffff:c000:0201
 ADDR2=192.0.2.77
 GID2=0000:0000:0000:0000:0000:ffff:c000:024d
@@ -163,18 +167,49 @@ now_us() {
 	echo $((10#$t))
 }
 
+# stall_guard PID FILE: kill PID when it has run STALL_LIMIT guest seconds,
+# and say so in FILE.stalled.  With sleep=off an idle guest's clock leaps
+# to its next timer, so timeout(1)'s one timer would fire as soon as the
+# guest idled (waiting for the host's 9p root, say) once: the guard sleeps
+# one guest second at a time instead, which caps each leap at a second.
+# It waits in read's timeout on a FIFO nobody writes, without a fork:
+# microseconds of CPU per second against the 0.5-2 s of a measured run.
+stall_guard() {
+	local pid=$1 file=$2 n=0 fd fifo=/tmp/ic.guard.$BASHPID
+	mkfifo "$fifo" && exec {fd}<>"$fifo" && rm -f "$fifo" || return
+	while kill -0 "$pid" 2>/dev/null; do
+		read -r -t 1 -u "$fd"
+		if ((++n >= STALL_LIMIT)); then
+			echo "stalled: still running after $STALL_LIMIT guest s, killed" >"$file.stalled"
+			kill -KILL "$pid" 2>/dev/null
+			return
+		fi
+	done
+}
+
 # side FILE PROG ARGS...: run PROG ARGS (output to FILE), then append its
 # process tree's CPU time, "cpu_ms N", to FILE; exit with PROG's status.
 # bash's `times` reports the children it waited for, with ms precision.
 side() {
 	local file=$1
 	shift
+	rm -f "$file.stalled"
 	(
 		if ((PAIR_LIMIT > 0)); then
-			timeout "$PAIR_LIMIT" "$@"
+			timeout "$PAIR_LIMIT" "$@" >"$file" 2>&1
+		elif [ -z "$PAIR_ROLE" ] && ((STALL_LIMIT > 0)); then
+			"$@" >"$file" 2>&1 &
+			local pid=$! guard
+			stall_guard $pid "$file" &
+			guard=$!
+			wait $pid
+			set -- $?
+			kill "$guard" 2>/dev/null
+			wait "$guard"
+			(exit "$1")
 		else
-			"$@"
-		fi >"$file" 2>&1
+			"$@" >"$file" 2>&1
+		fi
 		set -- $?	# PROG's status, kept past `times`
 		# into a file: in a pipeline `times` would run in a child of
 		# its own, which has no children
@@ -220,6 +255,8 @@ run() {
 	raw "ic/$row/iters$x" "$n"
 	if [ $crc != 0 ] || [ $src != 0 ]; then
 		note "$DRV $prog $*: client exit $crc, server exit $src"
+		cat "$CLOG.stalled" "$slog.stalled" 2>/dev/null | sed "s|^|# $DRV $row: |" | tee -a "$RAW"
+		rm -f "$CLOG.stalled" "$slog.stalled"
 		grep -v '^cpu_ms' "$CLOG" | tail -n 5 | sed 's/^/#   client: /' | tee -a "$RAW"
 		grep -v '^cpu_ms' "$slog" | tail -n 5 | sed 's/^/#   server: /' | tee -a "$RAW"
 		for f in busy client server wall perf; do
