@@ -48,10 +48,10 @@ tool_cmd() {
 	case $tool in
 	rping)
 		READY=cm
-		# qp_linger.so: the QP and the cm_id live 6 s after rping is
-		# done, so that the CM retransmits a lost DREQ (its timeout
-		# is ~5 s).
-		CMD=("$PWD/with_linger.sh" 6 rping)
+		# qp_linger.so: the QP and the cm_id live until the disconnect
+		# is complete, 30 s at most, so that the CM retransmits a lost
+		# DREQ (every ~4.6 s) instead of leaving the peer waiting.
+		CMD=("$PWD/with_linger.sh" 30 rping)
 		if [ "$side" = server ]; then
 			CMD+=(-s -a "$SROCE_SELF_IP" -p "$5" -v -V -S $PING_SIZE)
 		else
