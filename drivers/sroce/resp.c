@@ -308,6 +308,32 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 
 /* RDMA WRITE */
 
+/**
+ * sroce_resp_mr - the MR a request's rkey lets it reach
+ * @qp: the QP, from its receive side
+ * @rkey: the request's rkey
+ * @va: the first byte the request touches
+ * @len: how many bytes from @va it touches
+ * @access: the IB_ACCESS_REMOTE_* right it needs
+ *
+ * One place for every request that names an rkey (WRITE, READ, ATOMIC,
+ * ATOMIC WRITE), so that each refusal is counted as rkey_violation alike.
+ *
+ * Return: a reference on the MR (sroce_mr_put() it), or NULL, counted:
+ * the request gets a remote access error NAK.
+ */
+struct sroce_mr *sroce_resp_mr(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			       int access)
+{
+	struct sroce_mr *mr;
+
+	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
+	mr = sroce_rkey_resolve(qp_sdev(qp), qp, rkey, va, len, access);
+	if (!mr)
+		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
+	return mr;
+}
+
 static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
@@ -327,13 +353,10 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 		wr->len = wr->resid;
 		/* The whole message must fit before its first byte lands. */
 		if (wr->len) {
-			mr = sroce_rkey_resolve(qp_sdev(qp), qp, wr->rkey, wr->va,
-						wr->len, IB_ACCESS_REMOTE_WRITE);
-			if (!mr) {
-				sroce_counter_inc(qp_sdev(qp),
-						  SROCE_CNT_RKEY_VIOLATION);
+			mr = sroce_resp_mr(qp, wr->rkey, wr->va, wr->len,
+					   IB_ACCESS_REMOTE_WRITE);
+			if (!mr)
 				return SROCE_RESP_NAK_ACCESS;
-			}
 			sroce_mr_put(mr);
 		}
 	}
@@ -343,12 +366,10 @@ static enum sroce_resp_ret sroce_resp_write(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_INV;
 	if (!pkt->paylen)
 		return SROCE_RESP_OK;
-	mr = sroce_rkey_resolve(qp_sdev(qp), qp, wr->rkey, wr->va, pkt->paylen,
-				IB_ACCESS_REMOTE_WRITE);
-	if (!mr) {
-		sroce_counter_inc(qp_sdev(qp), SROCE_CNT_RKEY_VIOLATION);
+	mr = sroce_resp_mr(qp, wr->rkey, wr->va, pkt->paylen,
+			   IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	}
 	err = sroce_payload_to_mr(skb, mr, wr->va);
 	sroce_mr_put(mr);
 	if (err)	/* an ODP page is not there */

@@ -53,6 +53,8 @@ static inline bool sroce_qp_allows(struct sroce_qp *qp, int access)
 	return (qp->attr.qp_access_flags & access) == access;
 }
 
+struct sroce_mr *sroce_resp_mr(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			       int access);
 struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 opcode, u32 psn,
 			       u32 paylen);
 void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff *skb);

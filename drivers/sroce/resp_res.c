@@ -211,7 +211,6 @@ static void sroce_resp_start_read(struct sroce_qp *qp, struct sroce_rd_res *res,
  */
 enum sroce_resp_ret sroce_resp_read(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
 	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	u64 va = sroce_reth_va(reth);
@@ -223,12 +222,9 @@ enum sroce_resp_ret sroce_resp_read(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!sroce_qp_allows(qp, IB_ACCESS_REMOTE_READ) || !qp->resp.res)
 		return SROCE_RESP_NAK_ACCESS;
 	if (len) {
-		mr = sroce_rkey_resolve(sdev, qp, rkey, va, len,
-					IB_ACCESS_REMOTE_READ);
-		if (!mr) {
-			sroce_counter_inc(sdev, SROCE_CNT_RKEY_VIOLATION);
+		mr = sroce_resp_mr(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
+		if (!mr)
 			return SROCE_RESP_NAK_ACCESS;
-		}
 		sroce_mr_put(mr);
 	}
 	res = sroce_res_new(qp);
@@ -296,7 +292,6 @@ static int sroce_do_atomic(struct sroce_mr *mr, u64 va, u8 opcode,
  */
 enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_atmeth *a = sroce_pkt_eth(skb, SROCE_ETH_ATMETH);
 	u64 va = sroce_atmeth_va(a);
 	struct sroce_rd_res *res;
@@ -309,12 +304,10 @@ enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp, struct sk_buff *skb)
 		return SROCE_RESP_NAK_ACCESS;
 	if (va & 7)
 		return SROCE_RESP_NAK_INV;
-	mr = sroce_rkey_resolve(sdev, qp, sroce_atmeth_rkey(a), va, 8,
-				IB_ACCESS_REMOTE_ATOMIC);
-	if (!mr) {
-		sroce_counter_inc(sdev, SROCE_CNT_RKEY_VIOLATION);
+	mr = sroce_resp_mr(qp, sroce_atmeth_rkey(a), va, 8,
+			   IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	}
 	err = sroce_do_atomic(mr, va, sroce_pkt(skb)->opcode,
 			      sroce_atmeth_swap_add(a), sroce_atmeth_compare(a),
 			      &orig);
@@ -347,7 +340,6 @@ enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
 	struct sroce_reth *reth = sroce_pkt_eth(skb, SROCE_ETH_RETH);
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u64 va = sroce_reth_va(reth);
 	struct sroce_mr *mr;
 	unsigned long flags;
@@ -359,12 +351,10 @@ enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_ACCESS;
 	if ((va & 7) || sroce_pkt(skb)->paylen != 8)
 		return SROCE_RESP_NAK_INV;
-	mr = sroce_rkey_resolve(sdev, qp, sroce_reth_rkey(reth), va, 8,
-				IB_ACCESS_REMOTE_WRITE);
-	if (!mr) {
-		sroce_counter_inc(sdev, SROCE_CNT_RKEY_VIOLATION);
+	mr = sroce_resp_mr(qp, sroce_reth_rkey(reth), va, 8,
+			   IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	}
 	word = sroce_mr_map_word(mr, va, &page);
 	if (word) {
 		spin_lock_irqsave(&sroce_atomic_lock, flags);
