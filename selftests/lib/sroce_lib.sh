@@ -74,12 +74,7 @@ sroce_gid_indices() {
 
 # Does the port's GID table hold GID $2 as a RoCE v2 GID?
 sroce_has_rocev2_gid() {
-	local i
-	for i in $(sroce_gid_indices "$1" "$2"); do
-		[ "$(cat "$SROCE_SYSFS/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
-			return 0
-	done
-	return 1
+	sroce_gid_index "$1" "$2" >/dev/null
 }
 
 # The index of RoCE v2 GID $2, for -g / -x / --gid options.

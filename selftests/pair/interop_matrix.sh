@@ -23,6 +23,7 @@
 #   SROCE_PAIR_ONLY     regex over the combination names: run only these
 #   SROCE_PAIR_TOOLS    the tools to run (default: all of the above, by
 #                       the names the results use, send_lat_all for -a)
+#   SROCE_PAIR_SKIP_TOOLS  tools left out of those (names as above)
 #   SROCE_PAIR_DRIVERS  driver combinations (default "rxe-sroce sroce-sroce
 #                       rxe-rxe"; A's driver first)
 #   SROCE_PAIR_LIMIT    limit for one tool run, s (90)
@@ -54,6 +55,9 @@ ATOMIC="-n 50"
 LAT_ALL="-a -n 5"
 LAT_CM="-s 4096 -n 10"
 TOOLS=${SROCE_PAIR_TOOLS:-rc_pingpong uc_pingpong ud_pingpong rping send_bw write_bw read_bw atomic_bw send_lat_all send_lat_rdmacm}
+for skip in ${SROCE_PAIR_SKIP_TOOLS:-}; do
+	TOOLS=$(tr ' ' '\n' <<<"$TOOLS" | grep -vx -- "$skip" | paste -sd ' ' -)
+done
 
 # Is the driver pair DA-DB the same code on both sides: the same driver,
 # and both guests on the same kernel (vm-pair.sh --kernel-b boots B on
