@@ -401,6 +401,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 {
 	struct sroce_swqe *w = sroce_comp_wqe_of(qp, psn);
 
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
 	sroce_counter_inc(to_sdev(qp->ibqp.device), SROCE_CNT_RCV_RNR_ERR);
 	if (!w)
 		return;
@@ -412,7 +413,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 	if (qp->req.rnr_retry != 7)	/* 7 means retry forever */
 		qp->req.rnr_retry--;
 	sroce_req_rewind(qp, psn);
-	qp->rnr_wait = true;
+	WRITE_ONCE(qp->rnr_wait, true);
 	del_timer(&qp->retry_timer);
 	mod_timer(&qp->rnr_timer,
 		  jiffies + usecs_to_jiffies(sroce_rnr_usecs[timer & 31]));

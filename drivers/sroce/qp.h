@@ -100,7 +100,13 @@ struct sroce_qp {
 	struct timer_list retry_timer;	/* transport timeout */
 	struct timer_list rnr_timer;	/* RNR NAK back-off */
 	bool retry_timer_fired;		/* set by the timer, cleared by the work */
-	bool rnr_wait;			/* requester paused by an RNR NAK */
+	/*
+	 * Requester paused by an RNR NAK or an allocation back-off: set by
+	 * the send side, cleared by rnr_timer and by RESET, read by the
+	 * requester; hence READ_ONCE/WRITE_ONCE.  A clear racing a set only
+	 * resumes the requester one back-off early.
+	 */
+	bool rnr_wait;
 	/* transmit flow control (txflow.c): what its packets are charged to */
 	struct sroce_txflow *txflow;
 	u32 txflow_id;			/* its id, for "rdma res"; 0: none */

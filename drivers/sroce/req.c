@@ -499,7 +499,8 @@ static void sroce_req_unstart(struct sroce_qp *qp, struct sroce_swqe *w)
  */
 static void sroce_req_back_off(struct sroce_qp *qp)
 {
-	qp->rnr_wait = true;
+	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
+	WRITE_ONCE(qp->rnr_wait, true);
 	mod_timer(&qp->rnr_timer, jiffies + 1);
 }
 
@@ -694,7 +695,7 @@ bool sroce_req_run(struct sroce_qp *qp)
 	int budget = SROCE_REQ_BUDGET;
 
 	sroce_side_assert_held(qp, SROCE_SIDE_SEND);
-	if (sroce_qp_state(qp) != IB_QPS_RTS || qp->rnr_wait)
+	if (sroce_qp_state(qp) != IB_QPS_RTS || READ_ONCE(qp->rnr_wait))
 		return false;
 	while (budget-- > 0 && sroce_req_fill(qp)) {
 		if (!sroce_req_one(qp, mtu))

@@ -613,7 +613,7 @@ void sroce_task_reset_state(struct sroce_qp *qp)
 	sroce_window_reset(&qp->req.window);
 	qp->comp.went_back = false;
 	qp->comp.probed = false;
-	qp->rnr_wait = false;
+	WRITE_ONCE(qp->rnr_wait, false);
 	qp->resp.have_rwqe = false;
 	qp->resp.last_wqe_reported = false;
 	qp->resp.in_msg = 0;
