@@ -444,3 +444,19 @@ void sroce_resp_read_retries(struct sroce_qp *qp)
 		sroce_task_consume(skb);
 	}
 }
+
+/**
+ * sroce_resp_res_reset - forget every READ and ATOMIC kept for duplicates
+ * @qp: the QP entering RESET, its receive side held
+ *
+ * The resources stay allocated (their number is fixed at the first RTR);
+ * a READ response in progress is abandoned with them.
+ */
+void sroce_resp_res_reset(struct sroce_qp *qp)
+{
+	sroce_side_assert_held(qp, SROCE_SIDE_RECV);
+	qp->resp.cur_read = NULL;
+	if (qp->resp.res)
+		memset(qp->resp.res, 0,
+		       qp->resp.res_count * sizeof(*qp->resp.res));
+}

@@ -22,5 +22,6 @@ enum sroce_resp_ret sroce_resp_atomic(struct sroce_qp *qp,
 enum sroce_resp_ret sroce_resp_atomic_write(struct sroce_qp *qp,
 					    struct sk_buff *skb);
 void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_resp_res_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_RESP_RES_H */

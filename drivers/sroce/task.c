@@ -62,6 +62,7 @@
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
+#include "resp_res.h"
 #include "srq.h"
 #include "task.h"
 #include "txflow.h"
@@ -619,10 +620,8 @@ void sroce_task_reset_state(struct sroce_qp *qp)
 	qp->resp.in_msg = 0;
 	qp->resp.drop_msg = false;
 	qp->resp.nak_sent = false;
-	qp->resp.cur_read = NULL;
 	qp->resp.msn = 0;
-	if (qp->resp.res)
-		memset(qp->resp.res, 0, qp->resp.res_count * sizeof(*qp->resp.res));
+	sroce_resp_res_reset(qp);
 }
 
 /**
