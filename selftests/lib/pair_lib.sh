@@ -127,11 +127,48 @@ pair_neigh_pin() {
 	local mac
 	pair_put neigh_mac "$(cat /sys/class/net/eth0/address)"
 	mac=$(pair_get neigh_mac) || return 1
-	ip neigh replace "$SROCE_PEER_IP" lladdr "$mac" dev eth0 nud permanent
+	ip neigh replace "$SROCE_PEER_IP" lladdr "$mac" dev eth0 nud permanent &&
+		ip -6 neigh replace "$SROCE_PEER_IP6" lladdr "$mac" dev eth0 nud permanent
 }
 
 pair_neigh_unpin() {
 	ip neigh del "$SROCE_PEER_IP" dev eth0
+	ip -6 neigh del "$SROCE_PEER_IP6" dev eth0
+}
+
+# Packets the neighbour table /proc/net/stat/$1 dropped while resolving
+# an address (its unresolved_discards, one hex column per CPU).
+pair_neigh_discards() {
+	local header row i col=-1 n=0 f
+	{
+		read -r -a header
+		for i in "${!header[@]}"; do
+			[ "${header[$i]}" = unresolved_discards ] && col=$i
+		done
+		while read -r -a row; do
+			((col >= 0)) && f=${row[$col]} && n=$((n + 16#$f))
+		done
+	} <"/proc/net/stat/$1"
+	echo "$n"
+}
+
+# The counters of packets this guest's kernel dropped between the RDMA
+# device and the wire, either way (IP, UDP, neighbour resolution, eth0),
+# as "name value" pairs on one line: where a packet one device sent and
+# the other never counted may have gone.
+pair_drop_counters() {
+	awk '$1 == "Ip:" && !ip { for (i = 2; i <= NF; i++) h[i] = $i; ip = 1; next }
+	     $1 == "Ip:" { for (i = 2; i <= NF; i++)
+			if (h[i] ~ /^(InDiscards|InHdrErrors|InAddrErrors|OutDiscards|OutNoRoutes)$/)
+				printf "Ip%s %s ", h[i], $i }
+	     $1 == "Udp:" && !udp { for (i = 2; i <= NF; i++) u[i] = $i; udp = 1; next }
+	     $1 == "Udp:" { for (i = 2; i <= NF; i++)
+			if (u[i] ~ /^(InErrors|RcvbufErrors|SndbufErrors|NoPorts)$/)
+				printf "Udp%s %s ", u[i], $i }' /proc/net/snmp
+	awk '$1 ~ /^(Ip6InDiscards|Ip6OutDiscards|Udp6InErrors|Udp6NoPorts)$/ { printf "%s %s ", $1, $2 }' /proc/net/snmp6
+	printf 'arp_unresolved_discards %d nd_unresolved_discards %d ' \
+		"$(pair_neigh_discards arp_cache)" "$(pair_neigh_discards ndisc_cache)"
+	echo "eth0_rx_dropped $(cat /sys/class/net/eth0/statistics/rx_dropped) eth0_tx_dropped $(cat /sys/class/net/eth0/statistics/tx_dropped)"
 }
 
 # Both GIDs of ours present (they appear asynchronously after link add).
