@@ -157,15 +157,10 @@ pair_neigh_discards() {
 # as "name value" pairs on one line: where a packet one device sent and
 # the other never counted may have gone.
 pair_drop_counters() {
-	awk '$1 == "Ip:" && !ip { for (i = 2; i <= NF; i++) h[i] = $i; ip = 1; next }
-	     $1 == "Ip:" { for (i = 2; i <= NF; i++)
-			if (h[i] ~ /^(InDiscards|InHdrErrors|InAddrErrors|OutDiscards|OutNoRoutes)$/)
-				printf "Ip%s %s ", h[i], $i }
-	     $1 == "Udp:" && !udp { for (i = 2; i <= NF; i++) u[i] = $i; udp = 1; next }
-	     $1 == "Udp:" { for (i = 2; i <= NF; i++)
-			if (u[i] ~ /^(InErrors|RcvbufErrors|SndbufErrors|NoPorts)$/)
-				printf "Udp%s %s ", u[i], $i }' /proc/net/snmp
-	awk '$1 ~ /^(Ip6InDiscards|Ip6OutDiscards|Udp6InErrors|Udp6NoPorts)$/ { printf "%s %s ", $1, $2 }' /proc/net/snmp6
+	nstat -asz IpInDiscards IpInHdrErrors IpInAddrErrors IpOutDiscards \
+		IpOutNoRoutes UdpInErrors UdpRcvbufErrors UdpSndbufErrors UdpNoPorts \
+		Ip6InDiscards Ip6OutDiscards Udp6InErrors Udp6NoPorts |
+		awk '!/^#/ { printf "%s %s ", $1, $2 }'
 	printf 'arp_unresolved_discards %d nd_unresolved_discards %d ' \
 		"$(pair_neigh_discards arp_cache)" "$(pair_neigh_discards ndisc_cache)"
 	echo "eth0_rx_dropped $(cat /sys/class/net/eth0/statistics/rx_dropped) eth0_tx_dropped $(cat /sys/class/net/eth0/statistics/tx_dropped)"

@@ -314,7 +314,6 @@ STEP_LOST=
 # The peer's MAC as a permanent neighbour, IPv4 and IPv6: an ARP or ND
 # exchange that times out on a loaded host would drop the packets queued
 # behind it, counted as sent by one device and never seen by the other.
-pair_barrier neigh 300
 pair_neigh_pin || echo "# guest $PAIR_ROLE could not pin its neighbour entries"
 for dp in "${phases[@]}"; do
 	da=${dp%-*} db=${dp#*-}
